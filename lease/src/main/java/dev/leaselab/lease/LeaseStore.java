@@ -1,0 +1,63 @@
+package dev.leaselab.lease;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A store of job leases with fencing tokens, as specified in {@code shared/SPEC.md}.
+ *
+ * <p>A worker {@linkplain #claim claims} a job and receives a fence: a number that grows with every
+ * claim of that job and is never handed out twice. {@link #renew}, {@link #complete} and
+ * {@link #release} are accepted only with the owner and fence of the current generation, so a
+ * worker that stalled past its lease cannot overwrite the result of the worker that replaced it.
+ *
+ * <p>Time is whatever the caller says: {@code now} must not decrease between calls and {@code ttl}
+ * is in the same unit. The store never reads a clock for lease decisions.
+ *
+ * <p>{@code false} and empty results mean "the store looked and the rule says no". A failure of
+ * the database (busy past the timeout, I/O error, corrupt file) is a {@link LeaseStoreException}.
+ * Implementations are safe to share between threads; several stores may share one database.
+ */
+public interface LeaseStore extends AutoCloseable {
+
+    /**
+     * Adds a job that nobody holds.
+     *
+     * @return true if the job was inserted; false if a job with that id exists (it is left as is)
+     */
+    boolean enqueue(String jobId);
+
+    /** Reads the job as it is stored right now, or empty if there is no such job. */
+    Optional<JobState> state(String jobId);
+
+    /**
+     * Takes the lease of a job that is not done and whose lease has expired ({@code until <= now}).
+     *
+     * @return the new fence, one larger than the previous one; empty if the job is missing, done,
+     *     or held by a live lease
+     */
+    OptionalLong claim(String jobId, String owner, double now, double ttl);
+
+    /** Extends a live lease held by {@code owner} with {@code fence} to {@code now + ttl}. */
+    boolean renew(String jobId, String owner, long fence, double now, double ttl);
+
+    /**
+     * Stores {@code result} and marks the job done, if {@code owner} holds a live lease with
+     * {@code fence}. When refused, the stored result is kept.
+     */
+    boolean complete(String jobId, String owner, long fence, double now, String result);
+
+    /** Gives the lease back before it expires; the fence is kept so it is never reused. */
+    boolean release(String jobId, String owner, long fence);
+
+    /**
+     * Lets every owner claim the job at the same time, each on its own thread, and returns their
+     * results in the order of {@code owners}. For a claimable job exactly one result holds a fence.
+     */
+    List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl);
+
+    /** Releases the connections and threads of this store. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,130 @@
+package dev.leaselab.lease;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Read, decide, write, all inside one SQLite transaction: the check reads the row with the
+ * operation's rule, and only when it matches is the effect written.
+ *
+ * <p>The transaction is opened with an explicit {@code BEGIN ...} on an autocommit connection:
+ * switching the driver to manual commit with an IMMEDIATE transaction mode would take the write
+ * lock again right after every commit, so an idle connection would block every other writer.
+ */
+final class TransactionProtocol implements WriteProtocol {
+
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final String begin;
+    private final Lock inProcessLock;
+    private final boolean retryOnBusy;
+    private final long retryBudgetNanos;
+    private final String enqueue;
+    private final String claimCheck;
+    private final String claimWrite;
+    private final String renewCheck;
+    private final String renewWrite;
+    private final String completeCheck;
+    private final String completeWrite;
+    private final String releaseCheck;
+    private final String releaseWrite;
+
+    /**
+     * @param begin the statement that opens the transaction, or null to run each statement in its
+     *     own autocommit transaction (a broken check-then-act, for negative controls only)
+     * @param inProcessLock held around each write, or null
+     * @param retryOnBusy whether to roll back and retry when SQLite reports the database busy
+     * @param retryBudget how long retries may go on before the operation fails
+     */
+    TransactionProtocol(LeaseSql sql, String begin, Lock inProcessLock, boolean retryOnBusy, Duration retryBudget) {
+        this.begin = begin;
+        this.inProcessLock = inProcessLock;
+        this.retryOnBusy = retryOnBusy;
+        this.retryBudgetNanos = retryBudget.toNanos();
+        this.enqueue = sql.enqueue();
+        this.claimCheck = LeaseSql.check(sql.claimable());
+        this.claimWrite = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
+        this.renewCheck = LeaseSql.check(sql.renewable());
+        this.renewWrite = LeaseSql.write(sql.renewEffect());
+        this.completeCheck = LeaseSql.check(sql.completable());
+        this.completeWrite = LeaseSql.write(sql.completeEffect());
+        this.releaseCheck = LeaseSql.check(sql.releasable());
+        this.releaseWrite = LeaseSql.write(sql.releaseEffect());
+    }
+
+    @Override
+    public boolean enqueue(Session s, String id) throws SQLException {
+        return inTransaction(s, () -> s.update(enqueue, id) == 1);
+    }
+
+    @Override
+    public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
+        return inTransaction(s, () -> s.exists(claimCheck, id, owner, now, until)
+                ? s.firstLong(claimWrite, id, owner, now, until)
+                : OptionalLong.empty());
+    }
+
+    @Override
+    public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
+        return inTransaction(s, () -> s.exists(renewCheck, id, owner, fence, now, until)
+                && s.update(renewWrite, id, owner, fence, now, until) == 1);
+    }
+
+    @Override
+    public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
+        return inTransaction(s, () -> s.exists(completeCheck, id, owner, fence, now, result)
+                && s.update(completeWrite, id, owner, fence, now, result) == 1);
+    }
+
+    @Override
+    public boolean release(Session s, String id, String owner, long fence) throws SQLException {
+        return inTransaction(s, () -> s.exists(releaseCheck, id, owner, fence)
+                && s.update(releaseWrite, id, owner, fence) == 1);
+    }
+
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> T inTransaction(Session s, Work<T> work) throws SQLException {
+        if (begin == null) {
+            return work.run();
+        }
+        if (inProcessLock != null) {
+            inProcessLock.lock();
+        }
+        try {
+            long deadline = System.nanoTime() + retryBudgetNanos;
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    s.execute(begin);
+                    T result = work.run();
+                    s.execute("COMMIT");
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    s.rollbackQuietly();
+                    if (!retryOnBusy || !(e instanceof SQLException sqlError) || !Session.isBusy(sqlError)
+                            || System.nanoTime() - deadline > 0) {
+                        throw e;
+                    }
+                }
+                backOff(attempt);
+            }
+        } finally {
+            if (inProcessLock != null) {
+                inProcessLock.unlock();
+            }
+        }
+    }
+
+    /** Sleeps a random time up to a bound that doubles with each attempt, so retries spread out. */
+    private static void backOff(int attempt) {
+        long bound = Math.min(MAX_BACKOFF_NANOS, 20_000L << Math.min(attempt, 16));
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(bound / 2, bound + 1));
+    }
+}

@@ -1,0 +1,21 @@
+package dev.leaselab.lease;
+
+import java.sql.SQLException;
+import java.util.OptionalLong;
+
+/**
+ * The writes of one {@link LockingStrategy}, run on a connection that the store has borrowed for
+ * the caller. Arguments are already checked; {@code until} is {@code now + ttl}.
+ */
+interface WriteProtocol {
+
+    boolean enqueue(Session s, String id) throws SQLException;
+
+    OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException;
+
+    boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException;
+
+    boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException;
+
+    boolean release(Session s, String id, String owner, long fence) throws SQLException;
+}

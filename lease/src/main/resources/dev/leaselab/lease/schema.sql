@@ -1,0 +1,8 @@
+CREATE TABLE IF NOT EXISTS jobs (
+    id     TEXT PRIMARY KEY,
+    owner  TEXT,
+    until  REAL NOT NULL DEFAULT 0,
+    fence  INTEGER NOT NULL DEFAULT 0,
+    result TEXT,
+    done   INTEGER NOT NULL DEFAULT 0
+)

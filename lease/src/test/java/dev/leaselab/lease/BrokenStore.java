@@ -1,0 +1,186 @@
+package dev.leaselab.lease;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Wrong versions of the real store, each with exactly one change that keeps the happy path
+ * working: the negative controls of the contract tests (the kill matrix) and of the stress suite.
+ * Each is built from the shipped store by replacing one SQL fragment, the transaction, or one
+ * method; none copies the store. They live in test code and never in the library jar.
+ *
+ * <p>The first constants are the eight wrong changes listed in {@code shared/SPEC.md}.
+ */
+public enum BrokenStore {
+
+    /** SPEC 1: re-opening an existing file fails. */
+    TABLE_WITHOUT_IF_NOT_EXISTS {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String createTable() {
+                    return super.createTable().replace("IF NOT EXISTS ", "");
+                }
+            };
+        }
+    },
+
+    /** SPEC 2: re-enqueueing wipes a live lease and its fence. */
+    ENQUEUE_OR_REPLACE {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String enqueue() {
+                    return "INSERT OR REPLACE INTO jobs (id) VALUES (?1)";
+                }
+            };
+        }
+    },
+
+    /** SPEC 3: the state of a missing job is an empty record instead of absent. */
+    STATE_OF_MISSING_IS_EMPTY_RECORD {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public Optional<JobState> state(String jobId) {
+                    return Optional.of(delegate.state(jobId).orElse(new JobState(jobId, null, 0, 0, null, false)));
+                }
+            };
+        }
+    },
+
+    /** SPEC 4: a lease is still held at now == until, so the boundary is not claimable. */
+    CLAIM_HELD_AT_BOUNDARY {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String claimable() {
+                    return "done = 0 AND until < ?3";
+                }
+            };
+        }
+    },
+
+    /** SPEC 5: renew compares the stored expiry against the new one instead of against now. */
+    RENEW_AGAINST_NEW_EXPIRY {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String renewable() {
+                    return "owner = ?2 AND fence = ?3 AND done = 0 AND until >= ?5";
+                }
+            };
+        }
+    },
+
+    /** SPEC 5: renew does not look at the expiry, so an expired lease comes back to life. */
+    RENEW_EXPIRED_LEASE {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String renewable() {
+                    return "owner = ?2 AND fence = ?3 AND done = 0";
+                }
+            };
+        }
+    },
+
+    /** SPEC 6: complete accepts {@code done >= 0}, so a done job is completed again. */
+    COMPLETE_WHEN_DONE {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String completable() {
+                    return "owner = ?2 AND fence = ?3 AND done >= 0 AND until > ?4";
+                }
+            };
+        }
+    },
+
+    /** SPEC 7: release resets the fence, so the next claim hands out an old token again. */
+    RELEASE_RESETS_FENCE {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String releaseEffect() {
+                    return "owner = NULL, until = 0, fence = 0";
+                }
+            };
+        }
+    },
+
+    /** SPEC 8: claimMany only lets the first owner claim: a race that is never raced. */
+    CLAIM_MANY_FIRST_OWNER_ONLY {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl) {
+                    List<OptionalLong> results = new ArrayList<>();
+                    for (int i = 0; i < owners.size(); i++) {
+                        results.add(i == 0 ? delegate.claim(jobId, owners.get(0), now, ttl) : OptionalLong.empty());
+                    }
+                    return results;
+                }
+            };
+        }
+    },
+
+    /**
+     * SPEC 8: check-then-act. Every write reads the row in one autocommit statement and writes in
+     * another, so two claimants can both see the lease expired and both win.
+     */
+    CLAIM_READ_THEN_WRITE {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
+            return new TransactionProtocol(sql, null, null, false, options.busyTimeout());
+        }
+    },
+
+    /** A stale writer's complete: neither owner nor fence is checked, only that the job is live. */
+    COMPLETE_WITHOUT_FENCE_CHECK {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String completable() {
+                    return "done = 0 AND until > ?4";
+                }
+            };
+        }
+    };
+
+    /** Opens this broken variant of the store with default options. */
+    public LeaseStore open(Path file, LockingStrategy strategy) {
+        return open(file, strategy, StoreOptions.defaults());
+    }
+
+    /** Opens this broken variant of the store on {@code file}. */
+    public LeaseStore open(Path file, LockingStrategy strategy, StoreOptions options) {
+        LeaseSql sql = sql();
+        return wrap(new SqliteLeaseStore(file, strategy, options, sql, protocol(strategy, sql, options)));
+    }
+
+    LeaseSql sql() {
+        return LeaseSql.CONTRACT;
+    }
+
+    WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
+        return strategy.protocol(sql, options);
+    }
+
+    LeaseStore wrap(LeaseStore store) {
+        return store;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.leaselab.lease;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Passes every call to another store; broken variants override the one method they break. */
+class ForwardingLeaseStore implements LeaseStore {
+
+    final LeaseStore delegate;
+
+    ForwardingLeaseStore(LeaseStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public boolean enqueue(String jobId) {
+        return delegate.enqueue(jobId);
+    }
+
+    @Override
+    public Optional<JobState> state(String jobId) {
+        return delegate.state(jobId);
+    }
+
+    @Override
+    public OptionalLong claim(String jobId, String owner, double now, double ttl) {
+        return delegate.claim(jobId, owner, now, ttl);
+    }
+
+    @Override
+    public boolean renew(String jobId, String owner, long fence, double now, double ttl) {
+        return delegate.renew(jobId, owner, fence, now, ttl);
+    }
+
+    @Override
+    public boolean complete(String jobId, String owner, long fence, double now, String result) {
+        return delegate.complete(jobId, owner, fence, now, result);
+    }
+
+    @Override
+    public boolean release(String jobId, String owner, long fence) {
+        return delegate.release(jobId, owner, fence);
+    }
+
+    @Override
+    public List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl) {
+        return delegate.claimMany(jobId, owners, now, ttl);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + delegate + "]";
+    }
+}

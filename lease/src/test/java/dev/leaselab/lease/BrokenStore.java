@@ -17,7 +17,7 @@ import java.util.OptionalLong;
 public enum BrokenStore {
 
     /** SPEC 1: re-opening an existing file fails. */
-    TABLE_WITHOUT_IF_NOT_EXISTS {
+    TABLE_WITHOUT_IF_NOT_EXISTS("SPEC 1") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -30,7 +30,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 2: re-enqueueing wipes a live lease and its fence. */
-    ENQUEUE_OR_REPLACE {
+    ENQUEUE_OR_REPLACE("SPEC 2") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -43,7 +43,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 3: the state of a missing job is an empty record instead of absent. */
-    STATE_OF_MISSING_IS_EMPTY_RECORD {
+    STATE_OF_MISSING_IS_EMPTY_RECORD("SPEC 3") {
         @Override
         LeaseStore wrap(LeaseStore store) {
             return new ForwardingLeaseStore(store) {
@@ -56,7 +56,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 4: a lease is still held at now == until, so the boundary is not claimable. */
-    CLAIM_HELD_AT_BOUNDARY {
+    CLAIM_HELD_AT_BOUNDARY("SPEC 4") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -69,7 +69,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 5: renew compares the stored expiry against the new one instead of against now. */
-    RENEW_AGAINST_NEW_EXPIRY {
+    RENEW_AGAINST_NEW_EXPIRY("SPEC 5") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -82,7 +82,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 5: renew does not look at the expiry, so an expired lease comes back to life. */
-    RENEW_EXPIRED_LEASE {
+    RENEW_EXPIRED_LEASE("SPEC 5") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -95,7 +95,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 6: complete accepts {@code done >= 0}, so a done job is completed again. */
-    COMPLETE_WHEN_DONE {
+    COMPLETE_WHEN_DONE("SPEC 6") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -108,7 +108,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 7: release resets the fence, so the next claim hands out an old token again. */
-    RELEASE_RESETS_FENCE {
+    RELEASE_RESETS_FENCE("SPEC 7") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -121,7 +121,7 @@ public enum BrokenStore {
     },
 
     /** SPEC 8: claimMany only lets the first owner claim: a race that is never raced. */
-    CLAIM_MANY_FIRST_OWNER_ONLY {
+    CLAIM_MANY_FIRST_OWNER_ONLY("SPEC 8") {
         @Override
         LeaseStore wrap(LeaseStore store) {
             return new ForwardingLeaseStore(store) {
@@ -141,15 +141,26 @@ public enum BrokenStore {
      * SPEC 8: check-then-act. Every write reads the row in one autocommit statement and writes in
      * another, so two claimants can both see the lease expired and both win.
      */
-    CLAIM_READ_THEN_WRITE {
+    CLAIM_READ_THEN_WRITE("SPEC 8") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, null, null, false, options.busyTimeout());
         }
     },
 
+    /**
+     * A database failure passed off as a refusal: {@code SQLITE_BUSY} past the timeout becomes
+     * {@code false} or an empty claim, so the caller cannot tell "no" from "could not ask".
+     */
+    BUSY_IS_A_REFUSAL("added here") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
+            return new BusyAsRefusal(strategy.protocol(sql, options));
+        }
+    },
+
     /** A stale writer's complete: neither owner nor fence is checked, only that the job is live. */
-    COMPLETE_WITHOUT_FENCE_CHECK {
+    COMPLETE_WITHOUT_FENCE_CHECK("added here (stress control)") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -160,6 +171,17 @@ public enum BrokenStore {
             };
         }
     };
+
+    private final String origin;
+
+    BrokenStore(String origin) {
+        this.origin = origin;
+    }
+
+    /** Where this variant comes from: the numbered list in SPEC.md, or added by this project. */
+    public String origin() {
+        return origin;
+    }
 
     /** Opens this broken variant of the store with default options. */
     public LeaseStore open(Path file, LockingStrategy strategy) {

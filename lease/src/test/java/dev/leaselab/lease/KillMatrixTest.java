@@ -1,0 +1,102 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.platform.engine.TestDescriptor;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+
+/**
+ * The kill matrix: the contract suite runs against every {@link BrokenStore} and must fail for
+ * each one. A variant that survives means the suite has a hole, and fails the build. The matrix
+ * (variant, then the tests that caught it and for which strategies) is printed and written to
+ * {@code target/kill-matrix.md}.
+ */
+class KillMatrixTest {
+
+    private static final List<Class<?>> CONTRACT_SUITE = List.of(LeaseContractTest.class, LeaseStoreErrorsTest.class);
+
+    private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = new EnumMap<>(BrokenStore.class);
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(BrokenStore.class)
+    void theContractSuiteCatchesTheBrokenStore(BrokenStore broken) {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter(StoreUnderTest.BROKEN_STORE, broken.name())
+                .selectors(CONTRACT_SUITE.stream().map(test -> selectClass(test)).toArray(org.junit.platform.engine.DiscoverySelector[]::new))
+                .execute();
+
+        SortedMap<String, SortedSet<String>> caughtBy = new TreeMap<>();
+        results.testEvents().failed().stream().map(Event::getTestDescriptor).forEach(test ->
+                caughtBy.computeIfAbsent(testName(test), k -> new TreeSet<>()).add(test.getDisplayName()));
+        MATRIX.put(broken, caughtBy);
+
+        assertEquals(0, results.containerEvents().failed().count(), "the suite itself broke: " + results.containerEvents().failed().list());
+        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+    }
+
+    private static String testName(TestDescriptor test) {
+        return test.getParent()
+                .flatMap(TestDescriptor::getSource)
+                .or(test::getSource)
+                .filter(MethodSource.class::isInstance)
+                .map(MethodSource.class::cast)
+                .map(m -> m.getClassName().substring(m.getClassName().lastIndexOf('.') + 1) + "." + m.getMethodName())
+                .orElse(test.getUniqueId().toString());
+    }
+
+    @AfterAll
+    static void printMatrix() throws IOException {
+        StringBuilder out = new StringBuilder("# Kill matrix\n\n")
+                .append("Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n")
+                .append("| variant | from | caught | tests that caught it |\n|---|---|---|---|\n");
+        int caught = 0;
+        for (Map.Entry<BrokenStore, SortedMap<String, SortedSet<String>>> row : MATRIX.entrySet()) {
+            boolean isCaught = !row.getValue().isEmpty();
+            caught += isCaught ? 1 : 0;
+            StringBuilder tests = new StringBuilder();
+            row.getValue().forEach((test, cases) -> tests.append(tests.length() == 0 ? "" : "<br>")
+                    .append(test).append(" (").append(summarise(cases)).append(")"));
+            out.append("| ").append(row.getKey()).append(" | ").append(row.getKey().origin()).append(" | ").append(isCaught ? "yes" : "**SURVIVED**")
+                    .append(" | ").append(tests).append(" |\n");
+        }
+        out.append("\n").append(caught).append(" of ").append(MATRIX.size()).append(" variants caught.\n");
+        System.out.println(out);
+        Path target = Path.of("target");
+        if (Files.isDirectory(target)) {
+            Files.writeString(target.resolve("kill-matrix.md"), out);
+        }
+    }
+
+    /** Names the failed cases briefly: the strategies for parameterised tests, else the count. */
+    private static String summarise(SortedSet<String> cases) {
+        List<String> strategies = cases.stream().filter(name -> isStrategy(name)).toList();
+        return strategies.size() == cases.size() ? String.join(", ", strategies) : cases.size() + " cases";
+    }
+
+    private static boolean isStrategy(String name) {
+        for (LockingStrategy s : LockingStrategy.values()) {
+            if (s.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

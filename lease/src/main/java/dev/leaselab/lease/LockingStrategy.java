@@ -67,6 +67,20 @@ public enum LockingStrategy {
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, "BEGIN DEFERRED", null, true, options.busyTimeout());
         }
+    },
+
+    /**
+     * Group commit: the writes of all threads waiting at the same moment run one after another in
+     * one {@code BEGIN IMMEDIATE} transaction and share its commit, so under
+     * {@code synchronous=FULL} many writes share one fsync. Each write is the compare-and-set
+     * statement of {@link #CONDITIONAL_UPDATE}; a batch that fails is rolled back whole and every
+     * write in it fails.
+     */
+    GROUP_COMMIT {
+        @Override
+        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
+            return new GroupCommitProtocol(sql);
+        }
     };
 
     /** Creates the protocol that carries out this strategy's writes for one store. */

@@ -1,0 +1,147 @@
+package dev.leaselab.lease;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Group commit: the writes of all threads that are waiting at the same moment run in one
+ * {@code BEGIN IMMEDIATE} transaction, one after another, and share one commit (and so one fsync
+ * under {@code synchronous=FULL}).
+ *
+ * <p>Each thread queues its write. Whoever gets the leader lock drains the queue, runs the batch on
+ * its own connection and wakes the others with their results; a thread that finds a leader at work
+ * parks until its write is done or the leadership is free. Inside the transaction every write is
+ * the same compare-and-set statement as in {@link ConditionalUpdateProtocol}, applied in queue
+ * order, so a later write in the batch sees the effects of the earlier ones: two claims of one job
+ * in one batch give one winner. If anything in the batch fails, the whole transaction is rolled
+ * back and every write in it fails with that error, so nothing half-applied is ever committed.
+ */
+final class GroupCommitProtocol implements WriteProtocol {
+
+    /** Bounds the transaction, and so the latency of the first writer in it. */
+    private static final int MAX_BATCH = 64;
+
+    private final ConditionalUpdateProtocol statements;
+    private final ConcurrentLinkedQueue<Request<?>> pending = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock leadership = new ReentrantLock();
+
+    GroupCommitProtocol(LeaseSql sql) {
+        this.statements = new ConditionalUpdateProtocol(sql);
+    }
+
+    private interface Write<T> {
+        T run(Session session) throws SQLException;
+    }
+
+    private static final class Request<T> {
+        final Write<T> write;
+        final Thread waiter = Thread.currentThread();
+        T result;
+        SQLException failure;
+        volatile boolean done;
+
+        Request(Write<T> write) {
+            this.write = write;
+        }
+    }
+
+    @Override
+    public boolean enqueue(Session s, String id) throws SQLException {
+        return submit(s, session -> statements.enqueue(session, id));
+    }
+
+    @Override
+    public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
+        return submit(s, session -> statements.claim(session, id, owner, now, until));
+    }
+
+    @Override
+    public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
+        return submit(s, session -> statements.renew(session, id, owner, fence, now, until));
+    }
+
+    @Override
+    public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
+        return submit(s, session -> statements.complete(session, id, owner, fence, now, result));
+    }
+
+    @Override
+    public boolean release(Session s, String id, String owner, long fence) throws SQLException {
+        return submit(s, session -> statements.release(session, id, owner, fence));
+    }
+
+    private <T> T submit(Session session, Write<T> write) throws SQLException {
+        Request<T> request = new Request<>(write);
+        pending.add(request);
+        boolean interrupted = false;
+        while (!request.done) {
+            if (leadership.tryLock()) {
+                List<Request<?>> batch;
+                try {
+                    batch = request.done ? List.of() : runBatch(session);
+                } finally {
+                    leadership.unlock();
+                }
+                batch.forEach(r -> LockSupport.unpark(r.waiter));
+                // Requests queued while this batch ran need a new leader: wake the oldest.
+                Request<?> next = pending.peek();
+                if (next != null) {
+                    LockSupport.unpark(next.waiter);
+                }
+            } else {
+                LockSupport.park(this);
+                // The write is queued and may already be in a leader's transaction, so it cannot
+                // be abandoned: wait for its outcome and keep the interrupt for the caller.
+                interrupted |= Thread.interrupted();
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (request.failure != null) {
+            throw request.failure;
+        }
+        return request.result;
+    }
+
+    /** Runs the queued writes in one transaction; returns them, each done with a result or a failure. */
+    private List<Request<?>> runBatch(Session session) {
+        List<Request<?>> batch = new ArrayList<>();
+        for (Request<?> r; batch.size() < MAX_BATCH && (r = pending.poll()) != null; ) {
+            batch.add(r);
+        }
+        if (batch.isEmpty()) {
+            return batch;
+        }
+        SQLException failure = null;
+        try {
+            session.execute("BEGIN IMMEDIATE");
+            for (Request<?> r : batch) {
+                apply(r, session);
+            }
+            session.execute("COMMIT");
+        } catch (SQLException e) {
+            session.rollbackQuietly();
+            failure = e;
+        } catch (RuntimeException e) {
+            session.rollbackQuietly();
+            failure = new SQLException("a write in the batch failed", e);
+        }
+        for (Request<?> r : batch) {
+            if (failure != null) {
+                r.failure = failure;
+            }
+            r.done = true;
+        }
+        return batch;
+    }
+
+    private static <T> void apply(Request<T> request, Session session) throws SQLException {
+        request.result = request.write.run(session);
+    }
+}

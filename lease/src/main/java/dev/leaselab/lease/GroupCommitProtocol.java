@@ -15,7 +15,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Each thread queues its write. Whoever gets the leader lock drains the queue, runs the batch on
  * its own connection and wakes the others with their results; a thread that finds a leader at work
- * parks until its write is done or the leadership is free. Inside the transaction every write is
+ * parks until its write is done or the leadership is free. A batch of one write runs alone in
+ * autocommit, so a single thread pays no more than {@link ConditionalUpdateProtocol}. Inside the
+ * transaction every write is
  * the same compare-and-set statement as in {@link ConditionalUpdateProtocol}, applied in queue
  * order, so a later write in the batch sees the effects of the earlier ones: two claims of one job
  * in one batch give one winner. If anything in the batch fails, the whole transaction is rolled
@@ -120,11 +122,16 @@ final class GroupCommitProtocol implements WriteProtocol {
         }
         SQLException failure = null;
         try {
-            session.execute("BEGIN IMMEDIATE");
-            for (Request<?> r : batch) {
-                apply(r, session);
+            if (batch.size() == 1) {
+                // Alone, the compare-and-set statement is atomic by itself: skip BEGIN and COMMIT.
+                apply(batch.get(0), session);
+            } else {
+                session.execute("BEGIN IMMEDIATE");
+                for (Request<?> r : batch) {
+                    apply(r, session);
+                }
+                session.execute("COMMIT");
             }
-            session.execute("COMMIT");
         } catch (SQLException e) {
             session.rollbackQuietly();
             failure = e;

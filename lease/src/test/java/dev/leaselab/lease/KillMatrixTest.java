@@ -7,6 +7,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.engine.TestDescriptor;
@@ -29,11 +32,12 @@ import org.junit.platform.testkit.engine.Event;
  * (variant, then the tests that caught it and for which strategies) is printed and written to
  * {@code target/kill-matrix.md}.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class KillMatrixTest {
 
     private static final List<Class<?>> CONTRACT_SUITE = List.of(LeaseContractTest.class, LeaseStoreErrorsTest.class);
 
-    private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = new EnumMap<>(BrokenStore.class);
+    private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(BrokenStore.class)
@@ -68,7 +72,7 @@ class KillMatrixTest {
                 .append("Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n")
                 .append("| variant | from | caught | tests that caught it |\n|---|---|---|---|\n");
         int caught = 0;
-        for (Map.Entry<BrokenStore, SortedMap<String, SortedSet<String>>> row : MATRIX.entrySet()) {
+        for (Map.Entry<BrokenStore, SortedMap<String, SortedSet<String>>> row : new EnumMap<>(MATRIX).entrySet()) {
             boolean isCaught = !row.getValue().isEmpty();
             caught += isCaught ? 1 : 0;
             StringBuilder tests = new StringBuilder();

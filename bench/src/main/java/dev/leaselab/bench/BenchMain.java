@@ -1,0 +1,176 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LockingStrategy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The command line of the bench module, shipped in {@code benchmarks.jar} next to JMH's own main:
+ * <pre>
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile full --dry-run
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain compare results/A results/B
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain report results/A
+ * </pre>
+ * Exit codes: 0 success, 1 the gate found a regression, 2 a usage or runtime error.
+ */
+@Command(name = "leaselab-bench", mixinStandardHelpOptions = true,
+        description = "Runs the leaselab JMH benchmarks into results folders, renders reports and gates regressions.",
+        subcommands = {BenchMain.Run.class, BenchMain.Compare.class, BenchMain.ReportCommand.class})
+public final class BenchMain implements Callable<Integer> {
+
+    /** Exit code of {@code compare} when any row regressed. */
+    public static final int REGRESSED = 1;
+    /** Exit code for usage errors and failures. */
+    public static final int ERROR = 2;
+
+    public static void main(String[] args) {
+        System.exit(execute(System.out, args));
+    }
+
+    /** Runs a command and returns its exit code instead of exiting (tests call this). */
+    public static int execute(PrintStream out, String... args) {
+        System.setProperty("java.awt.headless", "true");
+        CommandLine cli = new CommandLine(new BenchMain());
+        cli.setOut(new java.io.PrintWriter(out, true));
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("error: " + e.getMessage());
+            if (e.getCause() != null) {
+                line.getErr().println("  caused by: " + e.getCause());
+            }
+            return ERROR;
+        });
+        cli.setExitCodeExceptionMapper(e -> ERROR);
+        cli.getCommandSpec().parser().toggleBooleanFlags(false);
+        int code = cli.execute(args);
+        return code == CommandLine.ExitCode.USAGE ? ERROR : code;
+    }
+
+    @Override
+    public Integer call() {
+        new CommandLine(this).usage(System.err);
+        return ERROR;
+    }
+
+    /** {@code run}: a profile through JMH into {@code results/<run-id>/}. */
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = "Runs a profile and writes results/<run-id>/ (JMH JSON, tally, environment, report, charts).")
+    static final class Run implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--profile", defaultValue = "quick",
+                description = "quick (about 3 minutes on 2 cores), full (about an hour; see --dry-run) or smoke")
+        String profile;
+        @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
+        Path output;
+        @Option(names = "--run-id", description = "the run folder's name (default: date-time-profile)")
+        String runId;
+        @Option(names = "--benchmarks", split = ",", description = "keep only these benchmarks, e.g. ClaimBenchmark.hotJob,FloorBenchmark.update")
+        List<String> benchmarks;
+        @Option(names = "--strategies", split = ",", description = "keep only these strategies")
+        List<LockingStrategy> strategies;
+        @Option(names = "--storages", split = ",", description = "keep only these storage settings")
+        List<Storage> storages;
+        @Option(names = "--threads", split = ",", description = "keep only these thread counts")
+        List<Integer> threads;
+        @Option(names = "--modes", split = ",", description = "keep only these JMH modes (thrpt, sample)")
+        List<String> modes;
+        @Option(names = "--forks", defaultValue = "-1", description = "forks per benchmark (default: the profile's)")
+        int forks;
+        @Option(names = "--warmup-iterations", defaultValue = "-1", description = "default: the profile's")
+        int warmupIterations;
+        @Option(names = "--warmup-ms", defaultValue = "-1", description = "default: the profile's")
+        int warmupMillis;
+        @Option(names = "--iterations", defaultValue = "-1", description = "measurement iterations (default: the profile's)")
+        int iterations;
+        @Option(names = "--iteration-ms", defaultValue = "-1", description = "default: the profile's")
+        int iterationMillis;
+        @Option(names = "--dry-run", description = "print the plan and its estimated duration, run nothing")
+        boolean dryRun;
+
+        @Override
+        public Integer call() throws Exception {
+            Profile p = Profile.named(profile)
+                    .with(forks, warmupIterations, warmupMillis, iterations, iterationMillis)
+                    .filter(s -> (benchmarks == null || benchmarks.contains(s.benchmark()))
+                                    && (threads == null || threads.contains(s.threads()))
+                                    && (modes == null || modes.contains(s.mode().shortLabel())),
+                            st -> storages == null || storages.contains(st),
+                            ls -> strategies == null || strategies.contains(ls));
+            java.io.PrintWriter out = spec.commandLine().getOut();
+            if (dryRun) {
+                p.steps().forEach(s -> out.println("  " + s.describe()));
+                out.printf(Locale.ROOT, "%d forks, estimated %d min without stalls, at most about %d min%n", p.forkRuns(),
+                        Math.round(p.estimatedSeconds() / 60), Math.round(p.worstCaseSeconds() / 60));
+                return 0;
+            }
+            String id = runId != null ? runId
+                    : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
+            BenchRun.run(p, output.resolve(id), out);
+            return 0;
+        }
+    }
+
+    /** {@code compare}: the regression gate. */
+    @Command(name = "compare", mixinStandardHelpOptions = true,
+            description = "Compares two runs (results folders or JMH JSON files) and prints a Markdown verdict; "
+                    + "exits 1 if anything regressed.")
+    static final class Compare implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Parameters(index = "0", description = "the baseline: a results folder or a JMH JSON file")
+        Path baseline;
+        @Parameters(index = "1", description = "the current run: a results folder or a JMH JSON file")
+        Path current;
+        @Option(names = "--threshold", defaultValue = "0.10", description = "noise threshold as a fraction (default: ${DEFAULT-VALUE})")
+        double threshold;
+        @Option(names = "--confidence", defaultValue = "0.95", description = "confidence level of the interval (default: ${DEFAULT-VALUE})")
+        double confidence;
+        @Option(names = "--resamples", defaultValue = "4000", description = "bootstrap resamples (default: ${DEFAULT-VALUE})")
+        int resamples;
+        @Option(names = "--markdown", description = "also write the Markdown to this file")
+        Path markdown;
+
+        @Override
+        public Integer call() throws IOException {
+            GateStatistics stats = new GateStatistics(threshold, confidence, resamples, 42);
+            Gate.Outcome outcome = Gate.compare(BenchResults.load(baseline), BenchResults.load(current), stats);
+            String md = Gate.markdown(outcome, baseline.toString(), current.toString());
+            spec.commandLine().getOut().print(md);
+            spec.commandLine().getOut().flush();
+            if (markdown != null) {
+                Files.writeString(markdown, md);
+            }
+            return outcome.regressed() ? REGRESSED : 0;
+        }
+    }
+
+    /** {@code report}: renders report.md and the charts again from a results folder. */
+    @Command(name = "report", mixinStandardHelpOptions = true, description = "Renders report.md and charts of a results folder again.")
+    static final class ReportCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Parameters(index = "0", description = "the results folder")
+        Path folder;
+
+        @Override
+        public Integer call() {
+            Report.write(folder);
+            spec.commandLine().getOut().println(folder.resolve("report.md"));
+            return 0;
+        }
+    }
+}

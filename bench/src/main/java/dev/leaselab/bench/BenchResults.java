@@ -1,0 +1,215 @@
+package dev.leaselab.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The results of one run as the report and the gate read them: JMH's JSON (scores, raw
+ * iteration samples, percentiles) joined with the per-thread tally that {@link Outcomes} writes.
+ */
+final class BenchResults {
+
+    /** The JMH result file inside a results folder. */
+    static final String JMH_JSON = "jmh-result.json";
+    /** The per-thread tally inside a results folder. */
+    static final String TALLY = "tally.jsonl";
+
+    /**
+     * One benchmark with one parameter set, mode and thread count.
+     *
+     * @param benchmark the short name, e.g. {@code ClaimBenchmark.hotJob}
+     * @param mode JMH's short mode label ({@code thrpt}, {@code sample}, ...)
+     * @param params the parameters, sorted by name
+     * @param samples the raw score of every measurement iteration of every fork
+     * @param percentiles for sample mode: percentile (0..100) to value, in {@code unit}
+     * @param tally what the threads counted, or null if no tally was written
+     */
+    record Row(String benchmark, String mode, Map<String, String> params, int threads, String unit,
+               double score, double error, double[] samples, Map<Double, Double> percentiles, Tally tally) {
+
+        String key() {
+            return benchmark + " " + mode + " " + paramText() + " threads=" + threads;
+        }
+
+        String paramText() {
+            StringBuilder b = new StringBuilder();
+            params.forEach((k, v) -> b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v));
+            return b.toString();
+        }
+
+        String param(String name) {
+            return params.get(name);
+        }
+    }
+
+    /**
+     * Totals of the measurement iterations from the tally.
+     *
+     * @param won total {@code won} over measurement iterations and threads (ramp-up and ramp-down included)
+     * @param wallSeconds the summed wall-clock span of those iterations, from the first thread's
+     *     start to the last thread's end
+     * @param jain the mean over iterations of Jain's fairness index of per-thread {@code won}
+     * @param minShare the smallest per-thread {@code won} over the mean per-thread {@code won},
+     *     over all iterations (0 means a thread starved through a whole iteration)
+     * @param minThreadWon the smallest per-thread {@code won} in any iteration
+     */
+    record Tally(long won, long lost, long refused, long failed, long refills, double wallSeconds,
+                 double jain, double minShare, long minThreadWon, int iterations) {
+
+        double wonPerWallSecond() {
+            return wallSeconds > 0 ? won / wallSeconds : Double.NaN;
+        }
+    }
+
+    private BenchResults() {}
+
+    /** Reads a results folder (its {@value #JMH_JSON} and {@value #TALLY}) or a JMH JSON file. */
+    static List<Row> load(Path path) {
+        Path json = Files.isDirectory(path) ? path.resolve(JMH_JSON) : path;
+        if (!Files.isRegularFile(json)) {
+            throw new IllegalArgumentException("no JMH result at " + json
+                    + " (give a results folder that holds " + JMH_JSON + ", or a JMH JSON file)");
+        }
+        Path tallyFile = Files.isDirectory(path) ? path.resolve(TALLY) : json.resolveSibling(TALLY);
+        Map<String, Tally> tallies = Files.isRegularFile(tallyFile) ? readTally(tallyFile) : Map.of();
+        JsonNode root = Json.read(json);
+        if (!root.isArray()) {
+            throw new IllegalArgumentException(json + " is not a JMH JSON result (expected an array)");
+        }
+        List<Row> rows = new ArrayList<>();
+        for (JsonNode r : root) {
+            String full = r.path("benchmark").asText();
+            String mode = r.path("mode").asText();
+            int threads = r.path("threads").asInt();
+            Map<String, String> params = new TreeMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = r.path("params").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                params.put(e.getKey(), e.getValue().asText());
+            }
+            JsonNode primary = r.path("primaryMetric");
+            Map<Double, Double> percentiles = new TreeMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = primary.path("scorePercentiles").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                percentiles.put(Double.parseDouble(e.getKey()), e.getValue().asDouble());
+            }
+            String key = full + " " + mode + " " + params + " " + threads;
+            rows.add(new Row(shortName(full), mode, params, threads, primary.path("scoreUnit").asText(),
+                    primary.path("score").asDouble(), primary.path("scoreError").asDouble(Double.NaN),
+                    samples(primary), mode.equals("sample") ? percentiles : Map.of(), tallies.get(key)));
+        }
+        return rows;
+    }
+
+    /** {@code dev.leaselab.bench.ClaimBenchmark.hotJob} becomes {@code ClaimBenchmark.hotJob}. */
+    static String shortName(String benchmark) {
+        int method = benchmark.lastIndexOf('.');
+        int type = method > 0 ? benchmark.lastIndexOf('.', method - 1) : -1;
+        return type >= 0 ? benchmark.substring(type + 1) : benchmark;
+    }
+
+    /**
+     * The score of each measurement iteration: {@code rawData} for the averaging modes, and for
+     * sample mode the mean of each iteration's histogram.
+     */
+    private static double[] samples(JsonNode primary) {
+        List<Double> values = new ArrayList<>();
+        if (primary.has("rawData")) {
+            for (JsonNode fork : primary.get("rawData")) {
+                for (JsonNode it : fork) {
+                    values.add(it.asDouble());
+                }
+            }
+        } else if (primary.has("rawDataHistogram")) {
+            for (JsonNode fork : primary.get("rawDataHistogram")) {
+                for (JsonNode it : fork) {
+                    double sum = 0;
+                    long count = 0;
+                    for (JsonNode bin : it) {
+                        sum += bin.get(0).asDouble() * bin.get(1).asLong();
+                        count += bin.get(1).asLong();
+                    }
+                    if (count > 0) {
+                        values.add(sum / count);
+                    }
+                }
+            }
+        }
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private record Line(int thread, long won, long lost, long refused, long failed, long refills, long start, long end) {}
+
+    /** Groups the tally by benchmark, then by (pid, iteration), and folds each into a {@link Tally}. */
+    static Map<String, Tally> readTally(Path file) {
+        Map<String, Map<String, List<Line>>> byKey = new LinkedHashMap<>();
+        try {
+            for (String text : Files.readAllLines(file)) {
+                if (text.isBlank()) {
+                    continue;
+                }
+                JsonNode l = Json.readLine(text);
+                if (!"measurement".equals(l.path("iterationType").asText())) {
+                    continue;
+                }
+                Map<String, String> params = new TreeMap<>();
+                for (Iterator<Map.Entry<String, JsonNode>> it = l.path("params").fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    params.put(e.getKey(), e.getValue().asText());
+                }
+                String key = l.path("benchmark").asText() + " " + l.path("mode").asText() + " " + params + " "
+                        + l.path("threads").asInt();
+                String iteration = l.path("pid").asText() + "/" + l.path("iteration").asText();
+                byKey.computeIfAbsent(key, k -> new LinkedHashMap<>()).computeIfAbsent(iteration, k -> new ArrayList<>())
+                        .add(new Line(l.path("thread").asInt(), l.path("won").asLong(), l.path("lost").asLong(),
+                                l.path("refused").asLong(), l.path("failed").asLong(), l.path("refills").asLong(),
+                                l.path("startNanos").asLong(), l.path("endNanos").asLong()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the tally " + file, e);
+        }
+        Map<String, Tally> result = new LinkedHashMap<>();
+        byKey.forEach((key, iterations) -> result.put(key, fold(iterations.values())));
+        return result;
+    }
+
+    private static Tally fold(Iterable<List<Line>> iterations) {
+        long won = 0, lost = 0, refused = 0, failed = 0, refills = 0;
+        long minThreadWon = Long.MAX_VALUE;
+        double wall = 0, jainSum = 0, minShare = Double.POSITIVE_INFINITY;
+        int n = 0;
+        for (List<Line> lines : iterations) {
+            long start = Long.MAX_VALUE, end = Long.MIN_VALUE;
+            double sum = 0, sumSq = 0;
+            long min = Long.MAX_VALUE;
+            for (Line l : lines) {
+                won += l.won();
+                lost += l.lost();
+                refused += l.refused();
+                failed += l.failed();
+                refills += l.refills();
+                start = Math.min(start, l.start());
+                end = Math.max(end, l.end());
+                sum += l.won();
+                sumSq += (double) l.won() * l.won();
+                min = Math.min(min, l.won());
+            }
+            wall += (end - start) / 1e9;
+            jainSum += sumSq > 0 ? sum * sum / (lines.size() * sumSq) : 0;
+            double mean = sum / lines.size();
+            minShare = Math.min(minShare, mean > 0 ? min / mean : 0);
+            minThreadWon = Math.min(minThreadWon, min);
+            n++;
+        }
+        return new Tally(won, lost, refused, failed, refills, wall, n > 0 ? jainSum / n : Double.NaN,
+                n > 0 ? minShare : Double.NaN, n > 0 ? minThreadWon : 0, n);
+    }
+}

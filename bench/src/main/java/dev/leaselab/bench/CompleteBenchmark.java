@@ -1,0 +1,110 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LeaseStoreException;
+import dev.leaselab.lease.LockingStrategy;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * Completions, and only completions: before each iteration every thread writes a batch of jobs
+ * that it already holds (owner, fence 1, a far expiry: exactly the row a claim leaves) in one
+ * transaction through plain JDBC, and the measured method completes them one by one. So the
+ * score is the cost of {@code complete} itself, not of the claim that prepares it, and without
+ * a {@code Level.Invocation} setup (JMH sample 38: its timestamps would swamp an operation this
+ * short). Finished jobs are deleted between iterations so the table does not grow.
+ *
+ * <p>Every completion must be accepted; {@code refused} or {@code failed} never count as
+ * throughput. Run:
+ * <pre>
+ * java -jar bench/target/benchmarks.jar CompleteBenchmark -t 2 -p storage=WAL_NORMAL
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class CompleteBenchmark {
+
+    static final double NOW = 1.0;
+    static final double UNTIL = 1.0e12;
+
+    @Param
+    public LockingStrategy strategy;
+
+    @Param
+    public Storage storage;
+
+    private BenchDb db;
+
+    @Setup(Level.Trial)
+    public void open() {
+        db = BenchDb.open(strategy, storage);
+    }
+
+    @Setup(Level.Iteration)
+    public void sweep() {
+        db.deleteDoneJobs();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        db.close();
+    }
+
+    /** The claimed jobs one thread completes in the coming iteration. */
+    @State(Scope.Thread)
+    public static class Held {
+        JobBatch batch;
+        String owner;
+
+        @Setup(Level.Trial)
+        public void create(ThreadParams thread) {
+            owner = Outcomes.ownerOf(thread.getThreadIndex());
+            batch = new JobBatch("done-" + thread.getThreadIndex(), owner, UNTIL);
+        }
+
+        @Setup(Level.Iteration)
+        public void prepare(CompleteBenchmark bench, BenchmarkParams params, IterationParams iteration) {
+            batch.prepare(bench.db, iteration, params.getThreads());
+        }
+
+        @TearDown(Level.Iteration)
+        public void finish() {
+            batch.finish();
+        }
+    }
+
+    @Benchmark
+    public boolean complete(Held held, Outcomes o) {
+        o.mark();
+        String job = held.batch.take(db, o);
+        try {
+            if (db.store().complete(job, held.owner, 1, NOW, "ok")) {
+                o.won++;
+                return true;
+            }
+            o.refused++;
+            return false;
+        } catch (LeaseStoreException e) {
+            o.failed++;
+            return false;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.bench.GateStatistics.Comparison;
+import dev.leaselab.bench.GateStatistics.Verdict;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The regression gate over two runs: matches rows by benchmark, mode, parameters and thread
+ * count, compares the raw iteration scores of each pair with {@link GateStatistics}, and renders
+ * a Markdown table fit for a pull-request comment.
+ */
+final class Gate {
+
+    /** One compared row. */
+    record Line(String key, String unit, double baseline, double current, int baselineN, int currentN,
+                String failures, Comparison comparison) {}
+
+    /**
+     * The gate's outcome.
+     *
+     * @param lines the compared rows
+     * @param geomean the geometric mean over all compared rows
+     * @param onlyInBaseline keys measured in the baseline but not in the current run
+     * @param onlyInCurrent keys measured only in the current run
+     */
+    record Outcome(List<Line> lines, Comparison geomean, List<String> onlyInBaseline, List<String> onlyInCurrent,
+                   double threshold) {
+
+        /**
+         * Whether any row regressed: the gate fails. The geomean's verdict is shown but does not
+         * fail the gate: it has no rank test, and a drift of the machine's load between the two
+         * runs moves every row the same way, which the geomean would add up into a false alarm.
+         */
+        boolean regressed() {
+            return lines.stream().anyMatch(l -> l.comparison().verdict() == Verdict.REGRESSED);
+        }
+
+        long count(Verdict v) {
+            return lines.stream().filter(l -> l.comparison().verdict() == v).count();
+        }
+    }
+
+    private Gate() {}
+
+    static Outcome compare(List<BenchResults.Row> baseline, List<BenchResults.Row> current, GateStatistics stats) {
+        Map<String, BenchResults.Row> base = index(baseline);
+        Map<String, BenchResults.Row> cur = index(current);
+        List<Line> lines = new ArrayList<>();
+        List<String> onlyBase = new ArrayList<>();
+        List<String> onlyCur = new ArrayList<>();
+        for (Map.Entry<String, BenchResults.Row> e : base.entrySet()) {
+            BenchResults.Row c = cur.get(e.getKey());
+            if (c == null) {
+                onlyBase.add(e.getKey());
+                continue;
+            }
+            BenchResults.Row b = e.getValue();
+            if (!b.unit().equals(c.unit())) {
+                throw new IllegalArgumentException("the unit of " + e.getKey() + " differs: " + b.unit()
+                        + " in the baseline, " + c.unit() + " now (run both with the same -tu)");
+            }
+            Comparison cmp = stats.compare(b.samples(), c.samples(), GateStatistics.higherIsBetter(b.unit()));
+            lines.add(new Line(e.getKey(), b.unit(), b.score(), c.score(), b.samples().length, c.samples().length,
+                    failed(b) + "/" + failed(c), cmp));
+        }
+        for (String k : cur.keySet()) {
+            if (!base.containsKey(k)) {
+                onlyCur.add(k);
+            }
+        }
+        Comparison geomean = stats.geomean(lines.stream().map(Line::comparison).toList());
+        return new Outcome(lines, geomean, onlyBase, onlyCur, stats.threshold());
+    }
+
+    /**
+     * JMH's score counts every call, failed ones too, so a change that makes operations fail fast
+     * can look faster: the gate shows the failures of both runs next to the ratio.
+     */
+    private static String failed(BenchResults.Row r) {
+        return r.tally() == null ? "?" : String.valueOf(r.tally().failed());
+    }
+
+    private static Map<String, BenchResults.Row> index(List<BenchResults.Row> rows) {
+        Map<String, BenchResults.Row> map = new LinkedHashMap<>();
+        for (BenchResults.Row r : rows) {
+            if (map.put(r.key(), r) != null) {
+                throw new IllegalArgumentException("the run holds " + r.key() + " twice");
+            }
+        }
+        return map;
+    }
+
+    /** The outcome as Markdown: a summary line, one table row per comparison, the geomean. */
+    static String markdown(Outcome o, String baselineName, String currentName) {
+        StringBuilder md = new StringBuilder();
+        md.append("## Benchmark gate: ").append(o.regressed() ? "REGRESSED" : "passed").append("\n\n");
+        md.append(String.format(Locale.ROOT,
+                "Baseline `%s`, current `%s`. Speed ratio > 1 is faster (direction from the unit); "
+                        + "95%% bootstrap interval of the ratio of medians of the raw iteration scores; "
+                        + "Mann-Whitney U p; n = iterations per side; failed = exceptions in baseline/current "
+                        + "(JMH's score counts them, the verdict does not look at them); noise threshold %.0f%%. %d regressed, %d improved, %d unchanged, "
+                        + "%d inconclusive.%n%n",
+                baselineName, currentName, o.threshold() * 100, o.count(Verdict.REGRESSED), o.count(Verdict.IMPROVED),
+                o.count(Verdict.UNCHANGED), o.count(Verdict.INCONCLUSIVE)));
+        md.append("| benchmark | unit | baseline | current | speed ratio | 95% CI | p (U test) | n | failed | verdict |\n");
+        md.append("|---|---|---:|---:|---:|---|---:|---|---|---|\n");
+        for (Line l : o.lines()) {
+            Comparison c = l.comparison();
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.3f | [%.3f, %.3f] | %s | %s | %s | %s |%n",
+                    l.key(), l.unit(), Report.number(l.baseline()), Report.number(l.current()), c.ratio(), c.low(),
+                    c.high(), Double.isNaN(c.pValue()) ? "-" : String.format(Locale.ROOT, "%.3g", c.pValue()),
+                    l.baselineN() + "/" + l.currentN(), l.failures(), mark(c.verdict())));
+        }
+        Comparison g = o.geomean();
+        md.append(String.format(Locale.ROOT, "| **geomean** (%d rows) | | | | **%.3f** | [%.3f, %.3f] | | | | %s |%n",
+                o.lines().size(), g.ratio(), g.low(), g.high(), mark(g.verdict())));
+        if (!o.onlyInBaseline().isEmpty()) {
+            md.append("\nOnly in the baseline (not compared): ").append(String.join("; ", o.onlyInBaseline())).append('\n');
+        }
+        if (!o.onlyInCurrent().isEmpty()) {
+            md.append("\nOnly in the current run (not compared): ").append(String.join("; ", o.onlyInCurrent())).append('\n');
+        }
+        return md.toString();
+    }
+
+    private static String mark(Verdict v) {
+        return switch (v) {
+            case REGRESSED -> "**regressed**";
+            case IMPROVED -> "improved";
+            case UNCHANGED -> "unchanged";
+            case INCONCLUSIVE -> "inconclusive";
+        };
+    }
+}

@@ -1,0 +1,146 @@
+package dev.leaselab.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.infra.ThreadParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * What each operation of one benchmark thread came to, as JMH auxiliary counters (see JMH sample
+ * 23). They are {@code EVENTS}: plain counts per iteration, summed over threads. ({@code OPERATIONS}
+ * counters would be divided by each thread's own time, which turns a thread stuck in SQLite's busy
+ * handler into absurd rates.)
+ * <ul>
+ *   <li>{@code won}: the operation did what it was asked (a claim got a fence, a renew or complete
+ *       was accepted, a worker cycle finished its job, the floor's update changed its row);
+ *   <li>{@code lost}: a claim found the lease held by someone else (it lost the race);
+ *   <li>{@code refused}: a renew or complete was answered {@code false};
+ *   <li>{@code failed}: the store threw (for instance {@code SQLITE_BUSY} past the busy timeout).
+ * </ul>
+ * JMH's primary score counts every call; the report's throughput counts {@code won} only.
+ *
+ * <p>JMH sums counters over threads, which hides starvation. So at the end of every iteration
+ * each thread also appends its own counts and the nanoTime span it ran to the tally file named by
+ * the system property {@value #TALLY_PROPERTY} (one JSON object per line), from which the report
+ * computes Jain's fairness, the slowest thread and operations per wall-clock second. Those counts
+ * include JMH's ramp-up and ramp-down, as the aux counters do.
+ */
+@State(Scope.Thread)
+@AuxCounters(AuxCounters.Type.EVENTS)
+public class Outcomes {
+
+    /** System property naming the file that per-thread iteration counts are appended to. */
+    static final String TALLY_PROPERTY = "leaselab.tally";
+
+    private static final Object TALLY_LOCK = new Object();
+
+    public long won;
+    public long lost;
+    public long refused;
+    public long failed;
+
+    private int threadIndex;
+    private String owner;
+    private long startNanos;
+    private int warmups;
+    private int measurements;
+    /** How often a thread ran out of prepared jobs and had to prepare more inside the measurement. */
+    long refills;
+
+    @Setup(Level.Trial)
+    public void identify(ThreadParams thread) {
+        threadIndex = thread.getThreadIndex();
+        owner = ownerOf(threadIndex);
+    }
+
+    @Setup(Level.Iteration)
+    public void reset() {
+        won = 0;
+        lost = 0;
+        refused = 0;
+        failed = 0;
+        refills = 0;
+        startNanos = 0;
+    }
+
+    /**
+     * Called first by every benchmark method: the wall-clock span of an iteration starts at a
+     * thread's first operation, so other threads' preparation in their iteration setup (the bulk
+     * inserts of the complete and cycle benchmarks) is not counted as this thread's time.
+     */
+    void mark() {
+        if (startNanos == 0) {
+            startNanos = System.nanoTime();
+        }
+    }
+
+    @TearDown(Level.Iteration)
+    public void tally(BenchmarkParams benchmark, IterationParams iteration, ThreadParams thread) {
+        long endNanos = System.nanoTime();
+        if (startNanos == 0) {
+            startNanos = endNanos;
+        }
+        boolean warmup = iteration.getType() == IterationType.WARMUP;
+        int index = warmup ? ++warmups : ++measurements;
+        String target = System.getProperty(TALLY_PROPERTY);
+        if (target == null || target.isBlank()) {
+            return;
+        }
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("benchmark", benchmark.getBenchmark());
+        line.put("mode", benchmark.getMode().shortLabel());
+        Map<String, String> params = new LinkedHashMap<>();
+        for (String key : benchmark.getParamsKeys()) {
+            params.put(key, benchmark.getParam(key));
+        }
+        line.put("params", params);
+        line.put("threads", thread.getThreadCount());
+        line.put("thread", thread.getThreadIndex());
+        line.put("pid", ProcessHandle.current().pid());
+        line.put("iterationType", warmup ? "warmup" : "measurement");
+        line.put("iteration", index);
+        line.put("won", won);
+        line.put("lost", lost);
+        line.put("refused", refused);
+        line.put("failed", failed);
+        line.put("refills", refills);
+        line.put("startNanos", startNanos);
+        line.put("endNanos", endNanos);
+        String json = Json.write(line) + "\n";
+        synchronized (TALLY_LOCK) {
+            try {
+                Files.writeString(Path.of(target), json, StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not append to the tally file " + target, e);
+            }
+        }
+    }
+
+    /** The owner name that benchmark thread {@code index} uses. */
+    static String ownerOf(int index) {
+        return "worker-" + index;
+    }
+
+    int threadIndex() {
+        return threadIndex;
+    }
+
+    String owner() {
+        return owner;
+    }
+}

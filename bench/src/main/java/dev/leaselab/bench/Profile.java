@@ -1,0 +1,193 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LockingStrategy;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.openjdk.jmh.annotations.Mode;
+
+/**
+ * What a run measures: the benchmarks, at which thread counts and storage settings, in which mode,
+ * with how many forks and iterations. One {@link Step} is one call of JMH's runner (one thread
+ * count, one mode); JMH expands its parameter lists into one fork per combination.
+ *
+ * <ul>
+ *   <li>{@code quick}: the matrix thinned to a few minutes on two cores: every strategy and
+ *       storage for claims on the hot job and the floor at 1 thread; the hot job, the floor, renew,
+ *       complete and the worker cycle for every strategy at 8 threads on WAL + NORMAL; latency
+ *       percentiles of the hot job at 8 threads; one fork, one warmup and three measurement
+ *       iterations of 200 ms. The FULL storages at
+ *       several threads are left to {@code full}: there SQLite's busy handler stalls iterations.
+ *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
+ *       percentiles of the hot job and the floor at 1 and 8 threads; one fork, two warmup and
+ *       five measurement iterations of one second. {@code --dry-run} prints its estimate and its
+ *       worst case (every contended FULL fork stalling every iteration).
+ *   <li>{@code smoke}: one thread count, one storage, one strategy, a few 100 ms iterations: the
+ *       pipeline check that {@code mvn verify} runs.
+ * </ul>
+ */
+record Profile(String name, int forks, int warmupIterations, int warmupMillis, int measurementIterations,
+               int measurementMillis, List<Step> steps) {
+
+    /** JMH's per-fork cost beyond its iterations (JVM start, SQLite load, setup), as measured here. */
+    static final double FORK_OVERHEAD_SECONDS = 3.0;
+
+    /**
+     * With {@code synchronous=FULL} and more than one thread, SQLite's sleeping busy handler lets
+     * some writers wait up to the 5 s busy timeout, and JMH ends an iteration only when every
+     * thread has returned: measured here (under other load) as up to about 10 s more per iteration,
+     * for three of the five strategies.
+     */
+    static final double STALL_SECONDS_PER_ITERATION = 10;
+
+    static final String CLAIM_HOT = "ClaimBenchmark.hotJob";
+    static final String CLAIM_MANY = "ClaimBenchmark.manyJobs";
+    static final String RENEW = "RenewBenchmark.renew";
+    static final String COMPLETE = "CompleteBenchmark.complete";
+    static final String CYCLE = "WorkerCycleBenchmark.cycle";
+    static final String FLOOR = "FloorBenchmark.update";
+
+    /** The benchmarks whose strategy parameter is a {@link LockingStrategy}; the floor has none. */
+    static final List<String> STORE_BENCHMARKS = List.of(CLAIM_HOT, CLAIM_MANY, RENEW, COMPLETE, CYCLE);
+
+    /**
+     * One runner call.
+     *
+     * @param benchmark the short name ({@code Class.method})
+     * @param mode throughput or sample time
+     * @param threads the thread count
+     * @param storages the storage settings
+     * @param strategies the strategies (ignored for the floor)
+     */
+    record Step(String benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+
+        boolean hasStrategy() {
+            return !benchmark.equals(FLOOR);
+        }
+
+        /** How many forks' worth of parameter combinations this step runs. */
+        int combinations() {
+            return storages.size() * (hasStrategy() ? strategies.size() : 1);
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "%-26s %-6s threads=%d storage=%s%s", benchmark, mode.shortLabel(), threads,
+                    storages, hasStrategy() ? " strategy=" + strategies : "");
+        }
+    }
+
+    static Profile named(String name) {
+        List<Storage> all = List.of(Storage.values());
+        List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
+        List<LockingStrategy> strategies = List.of(LockingStrategy.values());
+        List<Step> steps = new ArrayList<>();
+        switch (name) {
+            case "quick" -> {
+                // FULL storages only at one thread: contended, they stall up to the busy timeout
+                // per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
+                steps.add(new Step(FLOOR, Mode.Throughput, 1, all, strategies));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, all, strategies));
+                steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
+                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
+                    steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
+                }
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
+                return new Profile(name, 1, 1, 200, 3, 200, steps);
+            }
+            case "full" -> {
+                for (int threads : new int[] {1, 2, 4, 8}) {
+                    steps.add(new Step(FLOOR, Mode.Throughput, threads, all, strategies));
+                    for (String b : STORE_BENCHMARKS) {
+                        steps.add(new Step(b, Mode.Throughput, threads, all, strategies));
+                    }
+                }
+                for (int threads : new int[] {1, 8}) {
+                    steps.add(new Step(FLOOR, Mode.SampleTime, threads, all, strategies));
+                    steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, all, strategies));
+                }
+                return new Profile(name, 1, 2, 1000, 5, 1000, steps);
+            }
+            case "smoke" -> {
+                List<LockingStrategy> one = List.of(LockingStrategy.values()[0]);
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, one));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, one));
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, one));
+                return new Profile(name, 1, 1, 100, 3, 100, steps);
+            }
+            default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
+        }
+    }
+
+    /** This profile with other fork and iteration settings; a value below zero keeps the profile's. */
+    Profile with(int forks, int warmupIterations, int warmupMillis, int measurementIterations, int measurementMillis) {
+        return new Profile(name, forks >= 0 ? forks : this.forks,
+                warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
+                warmupMillis > 0 ? warmupMillis : this.warmupMillis,
+                measurementIterations > 0 ? measurementIterations : this.measurementIterations,
+                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps);
+    }
+
+    /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
+    Profile filter(Predicate<Step> step, Predicate<Storage> storage, Predicate<LockingStrategy> strategy) {
+        List<Step> kept = new ArrayList<>();
+        for (Step s : steps) {
+            if (!step.test(s)) {
+                continue;
+            }
+            List<Storage> st = s.storages().stream().filter(storage).toList();
+            List<LockingStrategy> ls = s.strategies().stream().filter(strategy).toList();
+            if (!st.isEmpty() && (!s.hasStrategy() || !ls.isEmpty())) {
+                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls));
+            }
+        }
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept);
+    }
+
+    int forkRuns() {
+        return steps.stream().mapToInt(Step::combinations).sum() * Math.max(1, forks);
+    }
+
+    /** Seconds the run should take if nothing stalls: iterations plus the measured per-fork overhead. */
+    double estimatedSeconds() {
+        double perFork = (warmupIterations * warmupMillis + measurementIterations * measurementMillis) / 1000.0
+                + FORK_OVERHEAD_SECONDS;
+        return forkRuns() * perFork;
+    }
+
+    /** Seconds the run may take if every contended fork on a FULL storage stalls in every iteration. */
+    double worstCaseSeconds() {
+        int stallForks = 0;
+        for (Step s : steps) {
+            if (s.threads() > 1) {
+                long full = s.storages().stream().filter(st -> st.options().synchronous()
+                        == dev.leaselab.lease.StoreOptions.Synchronous.FULL).count();
+                stallForks += (int) full * (s.hasStrategy() ? s.strategies().size() : 1);
+            }
+        }
+        return estimatedSeconds()
+                + stallForks * Math.max(1, forks) * (warmupIterations + measurementIterations) * STALL_SECONDS_PER_ITERATION;
+    }
+
+    /** The settings as written into environment.json. */
+    Map<String, Object> settings() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("profile", name);
+        m.put("forks", forks);
+        m.put("warmupIterations", warmupIterations);
+        m.put("warmupMillis", warmupMillis);
+        m.put("measurementIterations", measurementIterations);
+        m.put("measurementMillis", measurementMillis);
+        m.put("strategies", Arrays.stream(LockingStrategy.values()).map(Enum::name).toList());
+        m.put("storages", Arrays.stream(Storage.values()).map(Enum::name).toList());
+        m.put("steps", steps.stream().map(Step::describe).toList());
+        m.put("forkRuns", forkRuns());
+        m.put("estimatedSeconds", Math.round(estimatedSeconds()));
+        m.put("worstCaseSeconds", Math.round(worstCaseSeconds()));
+        return m;
+    }
+}

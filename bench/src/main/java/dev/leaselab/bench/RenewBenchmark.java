@@ -1,0 +1,93 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
+import dev.leaselab.lease.LockingStrategy;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * Renewals: each thread renews its own live lease over and over, as a worker does while it runs a
+ * long job. The rows never collide, so the contention measured is on the database (SQLite has one
+ * writer at a time), not on a row. Every renewal must be accepted; a {@code refused} one would mean
+ * the lease was lost, and a {@code failed} one is an exception. Neither counts as throughput. Run:
+ * <pre>
+ * java -jar bench/target/benchmarks.jar RenewBenchmark -t 4 -p storage=WAL_NORMAL
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class RenewBenchmark {
+
+    /** Time stands still: each renewal moves {@code until} to the same far point, always live. */
+    static final double NOW = 1.0;
+    static final double TTL = 1.0e9;
+
+    @Param
+    public LockingStrategy strategy;
+
+    @Param
+    public Storage storage;
+
+    private BenchDb db;
+
+    @Setup(Level.Trial)
+    public void open() {
+        db = BenchDb.open(strategy, storage);
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        db.close();
+    }
+
+    /** The lease that one thread holds; claimed once per trial, outside the measurement. */
+    @State(Scope.Thread)
+    public static class Lease {
+        String job;
+        long fence;
+
+        @Setup(Level.Trial)
+        public void claim(RenewBenchmark bench, ThreadParams thread) {
+            job = "renew-" + thread.getThreadIndex();
+            LeaseStore store = bench.db.store();
+            store.enqueue(job);
+            OptionalLong claimed = store.claim(job, Outcomes.ownerOf(thread.getThreadIndex()), NOW, TTL);
+            fence = claimed.orElseThrow(() -> new IllegalStateException("could not claim " + job + " to renew it"));
+        }
+    }
+
+    @Benchmark
+    public boolean renew(Lease lease, Outcomes o) {
+        o.mark();
+        try {
+            if (db.store().renew(lease.job, o.owner(), lease.fence, NOW, TTL)) {
+                o.won++;
+                return true;
+            }
+            o.refused++;
+            return false;
+        } catch (LeaseStoreException e) {
+            o.failed++;
+            return false;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.lease.StoreOptions.JournalMode;
+import dev.leaselab.lease.StoreOptions.Synchronous;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The storage settings every benchmark runs under: SQLite's journal mode and {@code synchronous}.
+ *
+ * <p>{@code WAL_NORMAL} does not fsync on commit, so it shows the cost of locking; the {@code FULL}
+ * settings fsync every commit, so they show how well a strategy amortises the disk. Benchmarks take
+ * this enum as a {@code @Param} without values, so JMH runs every constant.
+ */
+public enum Storage {
+    /** WAL journal, {@code synchronous=NORMAL}: no fsync per commit (a power loss may lose the last commits). */
+    WAL_NORMAL(JournalMode.WAL, Synchronous.NORMAL),
+    /** WAL journal, {@code synchronous=FULL}: the store's default, one fsync per commit. */
+    WAL_FULL(JournalMode.WAL, Synchronous.FULL),
+    /** Rollback journal ({@code DELETE}), {@code synchronous=FULL}: readers and writers block each other. */
+    DELETE_FULL(JournalMode.DELETE, Synchronous.FULL);
+
+    private final JournalMode journalMode;
+    private final Synchronous synchronous;
+
+    Storage(JournalMode journalMode, Synchronous synchronous) {
+        this.journalMode = journalMode;
+        this.synchronous = synchronous;
+    }
+
+    /**
+     * The store options for this setting. The pool holds 16 connections, more than the largest
+     * thread count measured, so threads wait for SQLite's lock and not for a connection.
+     */
+    public StoreOptions options() {
+        return StoreOptions.defaults().withJournalMode(journalMode).withSynchronous(synchronous).withPoolSize(16);
+    }
+
+    /**
+     * A plain JDBC connection with the same journal mode, {@code synchronous} and busy timeout as
+     * the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
+     */
+    public Connection connect(Path file) throws SQLException {
+        StoreOptions options = options();
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout((int) options.busyTimeout().toMillis());
+        config.setJournalMode(SQLiteConfig.JournalMode.valueOf(journalMode.name()));
+        config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
+        return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    }
+}

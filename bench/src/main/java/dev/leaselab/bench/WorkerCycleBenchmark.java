@@ -1,0 +1,113 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
+import dev.leaselab.lease.LockingStrategy;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * The life of a job as a worker sees it: claim a fresh job, renew the lease once, complete it.
+ * One operation is one whole job, so the score is jobs per second. Fresh jobs are written before
+ * each iteration (one transaction through plain JDBC), so enqueueing is not part of the cycle.
+ * {@code won} counts finished jobs; a claim that finds the job held counts as {@code lost}, a
+ * refused renew or complete as {@code refused}, an exception as {@code failed}. Run:
+ * <pre>
+ * java -jar bench/target/benchmarks.jar WorkerCycleBenchmark -t 8 -p storage=WAL_FULL
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class WorkerCycleBenchmark {
+
+    static final double NOW = 1.0;
+    static final double TTL = 60.0;
+
+    @Param
+    public LockingStrategy strategy;
+
+    @Param
+    public Storage storage;
+
+    private BenchDb db;
+
+    @Setup(Level.Trial)
+    public void open() {
+        db = BenchDb.open(strategy, storage);
+    }
+
+    @Setup(Level.Iteration)
+    public void sweep() {
+        db.deleteDoneJobs();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        db.close();
+    }
+
+    /** The fresh jobs one thread works through in the coming iteration. */
+    @State(Scope.Thread)
+    public static class Fresh {
+        JobBatch batch;
+
+        @Setup(Level.Trial)
+        public void create(ThreadParams thread) {
+            batch = new JobBatch("cycle-" + thread.getThreadIndex(), null, 0);
+        }
+
+        @Setup(Level.Iteration)
+        public void prepare(WorkerCycleBenchmark bench, BenchmarkParams params, IterationParams iteration) {
+            batch.prepare(bench.db, iteration, params.getThreads());
+        }
+
+        @TearDown(Level.Iteration)
+        public void finish() {
+            batch.finish();
+        }
+    }
+
+    @Benchmark
+    public boolean cycle(Fresh fresh, Outcomes o) {
+        o.mark();
+        String job = fresh.batch.take(db, o);
+        LeaseStore store = db.store();
+        try {
+            OptionalLong fence = store.claim(job, o.owner(), NOW, TTL);
+            if (fence.isEmpty()) {
+                o.lost++;
+                return false;
+            }
+            if (store.renew(job, o.owner(), fence.getAsLong(), NOW, TTL)
+                    && store.complete(job, o.owner(), fence.getAsLong(), NOW, "ok")) {
+                o.won++;
+                return true;
+            }
+            o.refused++;
+            return false;
+        } catch (LeaseStoreException e) {
+            o.failed++;
+            return false;
+        }
+    }
+}

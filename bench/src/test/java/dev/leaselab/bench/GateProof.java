@@ -1,0 +1,127 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LockingStrategy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.DoubleStream;
+import org.openjdk.jmh.annotations.Mode;
+
+/**
+ * The gate's proof on real runs, not a unit test (with the arguments below it took 19 minutes
+ * here): each try builds three runs, A, B with every store operation slowed by 25%
+ * ({@link SlowedStore}), and A' (the same code as A), and asks the gate about A against A' (must
+ * not regress) and A against B (must regress). {@code results/gate-proof.md} holds what it gave.
+ *
+ * <p>Each run is made of {@code rounds} short forks, and the forks of A, B and A' are interleaved
+ * in time (A1 B1 A'1 A2 B2 A'2 ...), so a change in the machine's other load hits all three runs
+ * alike instead of landing on one of them; a gate fed with runs taken at different times inherits
+ * the drift between them. The price: each run mixes forks from different moments, so its
+ * iterations vary more. With {@code rounds = 1} it is the plain sequential design. Run from the repository root after
+ * {@code mvn -B -pl bench verify}:
+ * <pre>
+ * java -cp bench/target/benchmarks.jar:bench/target/test-classes dev.leaselab.bench.GateProof \
+ *     20 /tmp/gate-proof results/gate-proof.md CONDITIONAL_UPDATE 2 2 4 1000
+ * </pre>
+ * Arguments: tries, a work folder for the result folders, the summary file, the strategies,
+ * rounds (forks per run), warmup iterations, measurement iterations per fork, iteration time in ms.
+ */
+public final class GateProof {
+
+    private GateProof() {}
+
+    public static void main(String[] args) throws Exception {
+        int tries = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        Path work = Path.of(args.length > 1 ? args[1] : "/tmp/gate-proof");
+        Path summary = Path.of(args.length > 2 ? args[2] : "gate-proof.md");
+        List<LockingStrategy> strategies = Arrays.stream((args.length > 3 ? args[3] : "CONDITIONAL_UPDATE").split(","))
+                .map(LockingStrategy::valueOf).toList();
+        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        int warmups = args.length > 5 ? Integer.parseInt(args[5]) : 1;
+        int iterations = args.length > 6 ? Integer.parseInt(args[6]) : 3;
+        int millis = args.length > 7 ? Integer.parseInt(args[7]) : 500;
+        Profile profile = new Profile("gate-proof", 1, warmups, millis, iterations, millis, List.of(
+                new Profile.Step(Profile.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), strategies)));
+        GateStatistics stats = GateStatistics.defaults();
+        java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+        List<String> lines = new ArrayList<>();
+        int aaRegressed = 0;
+        int slowCaught = 0;
+        Instant started = Instant.now();
+        for (int t = 1; t <= tries; t++) {
+            List<Path> a = new ArrayList<>();
+            List<Path> b = new ArrayList<>();
+            List<Path> a2 = new ArrayList<>();
+            for (int r = 1; r <= rounds; r++) {
+                a.add(BenchRun.run(profile, work.resolve("try" + t + "-A-" + r), console, false));
+                System.setProperty(BenchDb.DECORATOR_PROPERTY, SlowedStore.class.getName());
+                try {
+                    b.add(BenchRun.run(profile, work.resolve("try" + t + "-B-slowed-" + r), console, false));
+                } finally {
+                    System.clearProperty(BenchDb.DECORATOR_PROPERTY);
+                }
+                a2.add(BenchRun.run(profile, work.resolve("try" + t + "-A2-" + r), console, false));
+            }
+            Gate.Outcome aa = Gate.compare(merge(a), merge(a2), stats);
+            Gate.Outcome slow = Gate.compare(merge(a), merge(b), stats);
+            aaRegressed += aa.regressed() ? 1 : 0;
+            slowCaught += slow.regressed() ? 1 : 0;
+            lines.add(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |", t, aa.regressed() ? "**regressed**" : "passed",
+                    verdicts(aa), slow.regressed() ? "regressed" : "**missed**", verdicts(slow)));
+            console.printf(Locale.ROOT, "try %d: A/A %s, slowed %s%n", t, aa.regressed() ? "REGRESSED" : "passed",
+                    slow.regressed() ? "regressed" : "MISSED");
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("# Gate proof: A/A and a 25% slowed store\n\n");
+        md.append(String.format(Locale.ROOT, "Started %s, finished %s. %d tries; each try builds three runs A, B (every store "
+                        + "operation followed by a spin of 25%% of its own time) and A' (same code as A) from %d interleaved "
+                        + "rounds of one fork each (A B A' A B A' ...). Benchmark: ClaimBenchmark.hotJob %s, WAL_NORMAL, "
+                        + "1 thread, per fork %d x %d ms warmup and %d x %d ms measurement, so %d iterations per run. "
+                        + "Gate defaults: 10%% threshold, 95%% bootstrap interval of the ratio of medians, Mann-Whitney U "
+                        + "p < 0.05. Machine: %s, %d cores, with other CPU-heavy work running.%n%n",
+                started, Instant.now(), tries, rounds, strategies, warmups, millis, iterations, millis, rounds * iterations,
+                Environment.describe().get("cpuModel"), Runtime.getRuntime().availableProcessors()));
+        md.append(String.format(Locale.ROOT, "**A/A: %d of %d tries not regressed. Slowed store: %d of %d tries regressed.**%n%n",
+                tries - aaRegressed, tries, slowCaught, tries));
+        md.append("| try | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] verdict |\n");
+        md.append("|---:|---|---|---|---|\n");
+        lines.forEach(l -> md.append(l).append('\n'));
+        if (summary.toAbsolutePath().getParent() != null) {
+            Files.createDirectories(summary.toAbsolutePath().getParent());
+        }
+        Files.writeString(summary, md.toString());
+        console.println(md);
+    }
+
+    /** One run from several folders: the rows of the same key get the iterations of all of them. */
+    static List<BenchResults.Row> merge(List<Path> folders) {
+        Map<String, BenchResults.Row> merged = new LinkedHashMap<>();
+        for (Path folder : folders) {
+            for (BenchResults.Row r : BenchResults.load(folder)) {
+                merged.merge(r.key(), r, (x, y) -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
+                        x.unit(), x.score(), x.error(), DoubleStream.concat(Arrays.stream(x.samples()),
+                        Arrays.stream(y.samples())).toArray(), x.percentiles(), x.tally()));
+            }
+        }
+        // The score shown is the mean of all merged iterations, as JMH would report one run of all forks.
+        return merged.values().stream().map(x -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
+                x.unit(), Arrays.stream(x.samples()).average().orElse(Double.NaN), Double.NaN, x.samples(), x.percentiles(),
+                x.tally())).toList();
+    }
+
+    private static String verdicts(Gate.Outcome o) {
+        StringBuilder s = new StringBuilder();
+        for (Gate.Line l : o.lines()) {
+            GateStatistics.Comparison c = l.comparison();
+            s.append(s.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT, "%.3f [%.3f, %.3f] %s", c.ratio(),
+                    c.low(), c.high(), c.verdict().name().toLowerCase(Locale.ROOT)));
+        }
+        return s.toString();
+    }
+}

@@ -5,15 +5,14 @@ import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.SqliteLeaseStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Comparator;
 import java.util.function.UnaryOperator;
-import java.util.stream.Stream;
 
 /**
  * One benchmark database: a fresh file in its own temporary directory, and the store opened on it.
@@ -143,11 +142,19 @@ final class BenchDb implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the database directory (it holds only the database and its journal files). It does
+     * not stat the entries: SQLite may remove the WAL file while the last connection of another
+     * thread closes, and a walk that stats a vanished entry would fail the benchmark.
+     */
     private static void deleteRecursively(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
+        try {
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+                for (Path file : files) {
+                    Files.deleteIfExists(file);
+                }
             }
+            Files.deleteIfExists(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("could not delete the benchmark directory " + dir, e);
         }

@@ -1,0 +1,280 @@
+package dev.leaselab.stress;
+
+import dev.leaselab.lease.JobState;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Judges a merged history of lease operations, and the final database, against the lease
+ * contract. "Before" means real time: an operation that ended before another began. Operations
+ * whose answer is unknown (the process died) may or may not have taken effect, and the rules
+ * allow both. The rules, each checked per job:
+ *
+ * <ol>
+ *   <li>the fences of successful claims are distinct and run 1..k; a gap is allowed only where
+ *       an unknown claim may have taken the fence;
+ *   <li>a claim that finished before another began has the smaller fence;
+ *   <li>no renew, complete or release is accepted with a fence older than a claim that finished
+ *       before the write began;
+ *   <li>at most one complete is accepted;
+ *   <li>the final row agrees with the history: fence, owner, done, and the result of the
+ *       accepted complete;
+ *   <li>a claim succeeds only when the previous generation's lease had expired (by the
+ *       {@code now} the claim was given), was released, and the job was not completed: one live
+ *       lease at a time. This is what catches two winners of one race, whatever fences they got.
+ * </ol>
+ */
+public final class HistoryChecker {
+
+    private HistoryChecker() {
+    }
+
+    /**
+     * Checks {@code ops} and, when {@code finalRows} is not null, the final rows of the database
+     * (by job id) against them.
+     */
+    public static CheckReport check(List<Op> ops, Map<String, JobState> finalRows) {
+        Objects.requireNonNull(ops, "ops");
+        Map<String, List<Op>> byJob = new TreeMap<>();
+        long origin = Long.MAX_VALUE;
+        for (Op op : ops) {
+            byJob.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
+            origin = Math.min(origin, op.start());
+        }
+        List<Violation> violations = new ArrayList<>();
+        int[] stale = new int[2];
+        for (Map.Entry<String, List<Op>> job : byJob.entrySet()) {
+            JobHistory history = new JobHistory(job.getKey(), job.getValue());
+            history.fencesRunOneToK(violations);
+            history.earlierClaimHasSmallerFence(violations);
+            history.noStaleWriteAccepted(violations, stale);
+            history.atMostOneComplete(violations);
+            if (finalRows != null) {
+                history.finalRowAgrees(finalRows.get(job.getKey()), violations);
+            }
+            history.oneLiveLeaseAtATime(violations);
+        }
+        return new CheckReport(ops.size(), byJob.size(), stale[0], stale[1], List.copyOf(violations),
+                origin == Long.MAX_VALUE ? 0 : origin);
+    }
+
+    /** The operations on one job, sorted the ways the rules need them. */
+    private static final class JobHistory {
+        private final String job;
+        private final List<Op> okClaims = new ArrayList<>();
+        private final List<Op> writes = new ArrayList<>();
+        private final List<Op> all;
+        private int unknownClaims;
+
+        JobHistory(String job, List<Op> ops) {
+            this.job = job;
+            this.all = ops;
+            for (Op op : ops) {
+                if (op.kind() == Op.Kind.CLAIM) {
+                    if (op.ok()) {
+                        okClaims.add(op);
+                    } else if (op.outcome() == Op.Outcome.UNKNOWN) {
+                        unknownClaims++;
+                    }
+                } else {
+                    writes.add(op);
+                }
+            }
+            okClaims.sort(Comparator.comparingLong(Op::fence).thenComparingLong(Op::start));
+        }
+
+        void fencesRunOneToK(List<Violation> out) {
+            Op previous = null;
+            int missing = 0;
+            for (Op claim : okClaims) {
+                long expected = previous == null ? 1 : previous.fence() + 1;
+                if (previous != null && claim.fence() == previous.fence()) {
+                    out.add(new Violation(1, job, "fence " + claim.fence() + " was handed out twice",
+                            List.of(previous, claim)));
+                    return;
+                }
+                missing += (int) (claim.fence() - expected);
+                if (claim.fence() < 1 || missing > unknownClaims) {
+                    out.add(new Violation(1, job, "fence " + claim.fence() + " was handed out where " + expected
+                            + " was due (" + unknownClaims + " claims of unknown outcome could fill a gap)",
+                            previous == null ? List.of(claim) : List.of(previous, claim)));
+                    return;
+                }
+                previous = claim;
+            }
+        }
+
+        void earlierClaimHasSmallerFence(List<Violation> out) {
+            Op[] witness = latestFinishedBefore(okClaims, okClaims, (prior, later) -> prior.fence() >= later.fence());
+            if (witness != null) {
+                out.add(new Violation(2, job, "a claim that finished before another began got fence "
+                        + witness[0].fence() + ", not smaller than the later " + witness[1].fence(),
+                        List.of(witness[0], witness[1])));
+            }
+        }
+
+        void noStaleWriteAccepted(List<Violation> out, int[] stale) {
+            List<Op> answered = writes.stream().filter(w -> w.outcome() != Op.Outcome.UNKNOWN).toList();
+            boolean reported = false;
+            for (Op[] pair : allFinishedBefore(okClaims, answered, (prior, w) -> prior.fence() > w.fence())) {
+                stale[0]++;
+                if (pair[1].ok()) {
+                    if (!reported) {
+                        out.add(new Violation(3, job, "a " + pair[1].kind().name().toLowerCase() + " with fence "
+                                + pair[1].fence() + " was accepted after fence " + pair[0].fence()
+                                + " had been claimed", List.of(pair[0], pair[1])));
+                        reported = true;
+                    }
+                } else {
+                    stale[1]++;
+                }
+            }
+        }
+
+        void atMostOneComplete(List<Violation> out) {
+            List<Op> completes = okOf(Op.Kind.COMPLETE);
+            if (completes.size() > 1) {
+                out.add(new Violation(4, job, "the job was completed " + completes.size() + " times",
+                        List.of(completes.get(0), completes.get(1))));
+            }
+        }
+
+        void finalRowAgrees(JobState row, List<Violation> out) {
+            Op lastClaim = okClaims.isEmpty() ? null : okClaims.get(okClaims.size() - 1);
+            long claimed = lastClaim == null ? 0 : lastClaim.fence();
+            if (row == null) {
+                if (!okClaims.isEmpty()) {
+                    out.add(new Violation(5, job, "the job is missing from the final file", List.of(lastClaim)));
+                }
+                return;
+            }
+            if (row.fence() < claimed || row.fence() > claimed + unknownClaims) {
+                out.add(new Violation(5, job, "stored fence " + row.fence() + " but the history claimed up to "
+                        + claimed + " (with " + unknownClaims + " claims of unknown outcome)",
+                        lastClaim == null ? List.of() : List.of(lastClaim)));
+                return;
+            }
+            List<Op> completes = okOf(Op.Kind.COMPLETE);
+            List<Op> maybeCompletes = of(Op.Kind.COMPLETE, op -> op.outcome() == Op.Outcome.UNKNOWN);
+            if (!completes.isEmpty()) {
+                if (!row.done() || !Objects.equals(row.result(), completes.get(0).result())) {
+                    out.add(new Violation(5, job, "stored done=" + row.done() + ", result=" + row.result()
+                            + ", but this complete was accepted", List.of(completes.get(0))));
+                }
+            } else if (row.done() && maybeCompletes.stream().noneMatch(c -> Objects.equals(c.result(), row.result()))) {
+                out.add(new Violation(5, job, "stored done with result " + row.result()
+                        + ", but no complete with that result was accepted", List.of()));
+            }
+            if (lastClaim != null && row.fence() == claimed) {
+                boolean released = anyOf(Op.Kind.RELEASE, r -> r.fence() == claimed && r.ok());
+                boolean maybeReleased = anyOf(Op.Kind.RELEASE, r -> r.fence() == claimed && r.outcome() == Op.Outcome.UNKNOWN);
+                String expected = released ? null : lastClaim.owner();
+                if (!Objects.equals(row.owner(), expected) && !(maybeReleased && row.owner() == null)) {
+                    out.add(new Violation(5, job, "stored owner " + row.owner() + " with fence " + row.fence()
+                            + ", but the history says " + expected, List.of(lastClaim)));
+                }
+            }
+        }
+
+        void oneLiveLeaseAtATime(List<Violation> out) {
+            for (int i = 1; i < okClaims.size(); i++) {
+                Op previous = okClaims.get(i - 1);
+                Op claim = okClaims.get(i);
+                if (claim.fence() != previous.fence() + 1) {
+                    continue;
+                }
+                long generation = previous.fence();
+                // A complete that began after this claim ended is a stale write: rule 3 reports it.
+                List<Op> completed = of(Op.Kind.COMPLETE,
+                        c -> c.fence() == generation && c.ok() && c.start() <= claim.end());
+                if (!completed.isEmpty()) {
+                    out.add(new Violation(6, job, "fence " + claim.fence() + " was claimed after the job was completed",
+                            List.of(completed.get(0), claim)));
+                    return;
+                }
+                if (anyOf(Op.Kind.RELEASE, r -> r.fence() == generation && r.outcome() != Op.Outcome.REJECTED)) {
+                    continue;
+                }
+                Op earliestExpiry = earliestPossibleExpiry(previous, claim);
+                if (claim.now() < earliestExpiry.until()) {
+                    out.add(new Violation(6, job, "fence " + claim.fence() + " was claimed at now=" + claim.now()
+                            + " while fence " + generation + " was live until " + earliestExpiry.until()
+                            + ": two live leases", List.of(earliestExpiry, claim)));
+                    return;
+                }
+            }
+        }
+
+        /**
+         * The write of generation {@code previous} with the earliest expiry that may have been the
+         * stored one when {@code claim} ran: the claim itself or a renew (an unknown renew may have
+         * counted too), unless another of those writes certainly came after it and certainly
+         * before the claim.
+         */
+        private Op earliestPossibleExpiry(Op previous, Op claim) {
+            List<Op> sets = new ArrayList<>();
+            sets.add(previous);
+            sets.addAll(of(Op.Kind.RENEW, r -> r.fence() == previous.fence() && r.outcome() != Op.Outcome.REJECTED
+                    && r.start() < claim.end()));
+            return sets.stream()
+                    .filter(write -> sets.stream().noneMatch(
+                            later -> write.end() < later.start() && later.end() < claim.start()))
+                    .min(Comparator.comparingDouble(Op::until))
+                    .orElse(previous);
+        }
+
+        private List<Op> okOf(Op.Kind kind) {
+            return of(kind, Op::ok);
+        }
+
+        private List<Op> of(Op.Kind kind, Predicate<Op> filter) {
+            return all.stream().filter(op -> op.kind() == kind && filter.test(op)).toList();
+        }
+
+        private boolean anyOf(Op.Kind kind, Predicate<Op> filter) {
+            return all.stream().anyMatch(op -> op.kind() == kind && filter.test(op));
+        }
+    }
+
+    private interface PairTest {
+        boolean broken(Op prior, Op later);
+    }
+
+    /**
+     * For each later operation, the claim with the largest fence among those that finished before
+     * it began; returns the first pair that {@code test} calls broken, or null.
+     */
+    private static Op[] latestFinishedBefore(List<Op> claims, List<Op> later, PairTest test) {
+        List<Op[]> pairs = allFinishedBefore(claims, later, test);
+        return pairs.isEmpty() ? null : pairs.get(0);
+    }
+
+    /** Every (largest-fence claim finished before, later operation) pair that {@code test} calls broken. */
+    private static List<Op[]> allFinishedBefore(List<Op> claims, List<Op> later, PairTest test) {
+        List<Op> byEnd = new ArrayList<>(claims);
+        byEnd.sort(Comparator.comparingLong(Op::end));
+        List<Op> byStart = new ArrayList<>(later);
+        byStart.sort(Comparator.comparingLong(Op::start));
+        List<Op[]> broken = new ArrayList<>();
+        Op largest = null;
+        int next = 0;
+        for (Op op : byStart) {
+            while (next < byEnd.size() && byEnd.get(next).end() < op.start()) {
+                Op finished = byEnd.get(next++);
+                if (largest == null || finished.fence() > largest.fence()) {
+                    largest = finished;
+                }
+            }
+            if (largest != null && largest != op && test.broken(largest, op)) {
+                broken.add(new Op[] {largest, op});
+            }
+        }
+        return broken;
+    }
+}

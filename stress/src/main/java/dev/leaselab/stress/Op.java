@@ -1,0 +1,79 @@
+package dev.leaselab.stress;
+
+import java.util.Locale;
+
+/**
+ * One operation in a history: what was asked, what the store answered, and when, on a clock that
+ * all processes on one host share ({@link System#nanoTime()}, CLOCK_MONOTONIC on Linux).
+ *
+ * @param process who ran it (a worker process or a thread group)
+ * @param seq the operation's number within its process
+ * @param kind the operation
+ * @param job the job id
+ * @param owner the owner argument
+ * @param fence for a claim, the fence it returned (0 unless {@link Outcome#OK}); for a write, the
+ *     fence argument
+ * @param now the lease clock passed to the store (0 for release)
+ * @param ttl the lease time of a claim or renew (0 otherwise)
+ * @param result the result argument of a complete (null otherwise)
+ * @param outcome accepted, rejected, or unknown (the process died or the call failed)
+ * @param start when the call began
+ * @param end when it returned; {@link Long#MAX_VALUE} when unknown, since it may have taken
+ *     effect at any time after its start
+ */
+public record Op(String process, long seq, Kind kind, String job, String owner, long fence, double now,
+        double ttl, String result, Outcome outcome, long start, long end) {
+
+    /** The lease operations a history records. */
+    public enum Kind { CLAIM, RENEW, COMPLETE, RELEASE }
+
+    /** What became of an operation. */
+    public enum Outcome {
+        /** The store accepted it (a claim returned a fence, a write returned true). */
+        OK,
+        /** The store looked and refused it. */
+        REJECTED,
+        /** No answer: the process was killed or the database failed; it may or may not have taken effect. */
+        UNKNOWN
+    }
+
+    /** This operation with its answer. */
+    public Op answered(Outcome answer, long claimedFence, long endNanos) {
+        return new Op(process, seq, kind, job, owner, kind == Kind.CLAIM ? claimedFence : fence, now, ttl, result,
+                answer, start, endNanos);
+    }
+
+    /** Whether the store accepted it. */
+    public boolean ok() {
+        return outcome == Outcome.OK;
+    }
+
+    /** The lease expiry this claim or renew asked for. */
+    public double until() {
+        return now + ttl;
+    }
+
+    /** One line for a witness, with times in microseconds after {@code origin}. */
+    public String describe(long origin) {
+        String args = switch (kind) {
+            case CLAIM -> String.format(Locale.ROOT, "claim(%s, %s, now=%s, ttl=%s)", job, owner, num(now), num(ttl));
+            case RENEW -> String.format(Locale.ROOT, "renew(%s, %s, fence=%d, now=%s, ttl=%s)", job, owner, fence,
+                    num(now), num(ttl));
+            case COMPLETE -> String.format(Locale.ROOT, "complete(%s, %s, fence=%d, now=%s, %s)", job, owner, fence,
+                    num(now), result);
+            case RELEASE -> String.format(Locale.ROOT, "release(%s, %s, fence=%d)", job, owner, fence);
+        };
+        String answer = switch (outcome) {
+            case OK -> kind == Kind.CLAIM ? "fence " + fence : "accepted";
+            case REJECTED -> kind == Kind.CLAIM ? "no fence" : "rejected";
+            case UNKNOWN -> "unknown";
+        };
+        String until = end == Long.MAX_VALUE ? "?" : Long.toString((end - origin) / 1000);
+        return String.format(Locale.ROOT, "%s#%d %s -> %s  [%d..%s us]", process, seq, args, answer,
+                (start - origin) / 1000, until);
+    }
+
+    private static String num(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.leaselab.stress;
+
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs lease operations on a store and records each one, with its start and end time, in a
+ * {@link HistorySink}. When the database fails ({@link LeaseStoreException}, e.g. busy past the
+ * timeout) the operation is recorded and returned as {@link Op.Outcome#UNKNOWN}: the gate counts
+ * such answers but goes on. Any other exception is a bug of the caller and is rethrown.
+ */
+public final class RecordedStore {
+
+    private final LeaseStore store;
+    private final String process;
+    private final HistorySink sink;
+    private final AtomicLong seq = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private volatile LeaseStoreException lastFailure;
+
+    public RecordedStore(LeaseStore store, String process, HistorySink sink) {
+        this.store = store;
+        this.process = process;
+        this.sink = sink;
+    }
+
+    /** The store underneath, for operations that are not recorded. */
+    public LeaseStore store() {
+        return store;
+    }
+
+    public Op claim(String job, String owner, double now, double ttl) {
+        Op op = invoke(Op.Kind.CLAIM, job, owner, 0, now, ttl, null);
+        try {
+            OptionalLong fence = store.claim(job, owner, now, ttl);
+            return answer(op, fence.isPresent(), fence.orElse(0));
+        } catch (LeaseStoreException e) {
+            return failed(op, e);
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+    }
+
+    public Op renew(String job, String owner, long fence, double now, double ttl) {
+        Op op = invoke(Op.Kind.RENEW, job, owner, fence, now, ttl, null);
+        try {
+            return answer(op, store.renew(job, owner, fence, now, ttl), 0);
+        } catch (LeaseStoreException e) {
+            return failed(op, e);
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+    }
+
+    public Op complete(String job, String owner, long fence, double now, String result) {
+        Op op = invoke(Op.Kind.COMPLETE, job, owner, fence, now, 0, result);
+        try {
+            return answer(op, store.complete(job, owner, fence, now, result), 0);
+        } catch (LeaseStoreException e) {
+            return failed(op, e);
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+    }
+
+    public Op release(String job, String owner, long fence) {
+        Op op = invoke(Op.Kind.RELEASE, job, owner, fence, 0, 0, null);
+        try {
+            return answer(op, store.release(job, owner, fence), 0);
+        } catch (LeaseStoreException e) {
+            return failed(op, e);
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+    }
+
+    private Op invoke(Op.Kind kind, String job, String owner, long fence, double now, double ttl, String result) {
+        Op op = new Op(process, seq.incrementAndGet(), kind, job, owner, fence, now, ttl, result,
+                Op.Outcome.UNKNOWN, System.nanoTime(), Long.MAX_VALUE);
+        sink.invoked(op);
+        return op;
+    }
+
+    private Op answer(Op op, boolean accepted, long fence) {
+        Op answered = op.answered(accepted ? Op.Outcome.OK : Op.Outcome.REJECTED, fence, System.nanoTime());
+        sink.answered(answered);
+        return answered;
+    }
+
+    /** How many operations failed with a database error. */
+    public long failures() {
+        return failures.get();
+    }
+
+    /** The last database error, or null. */
+    public LeaseStoreException lastFailure() {
+        return lastFailure;
+    }
+
+    private RuntimeException unknown(Op op, RuntimeException e) {
+        sink.answered(op);
+        return e;
+    }
+
+    private Op failed(Op op, LeaseStoreException e) {
+        failures.incrementAndGet();
+        lastFailure = e;
+        sink.answered(op);
+        return op;
+    }
+}

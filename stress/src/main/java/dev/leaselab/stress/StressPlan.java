@@ -1,0 +1,65 @@
+package dev.leaselab.stress;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long and how hard a stress run races: one of the profiles, with any option changed.
+ *
+ * @param threads how long the thread race driver races each store
+ * @param processes how long the process race driver races each store
+ * @param controlBudget how long a negative control may race before it counts as missed
+ * @param owners the widest thread race
+ * @param workers worker processes at once
+ * @param kills SIGKILLs per process run
+ * @param pauses SIGSTOP pauses per process run
+ * @param minThreadOverlap overlapping thread races needed for a pass
+ * @param minProcessOverlap overlapping process races needed for a pass
+ * @param jcstressIterations jcstress's {@code -iters} per test; 0 skips jcstress
+ * @param jcstressTime jcstress's {@code -time} per test, in milliseconds
+ * @param jcstressPerStrategy one jcstress run per strategy (a failure names its strategy) instead
+ *     of one run in which the states take turns over the strategies
+ * @param seed the seed of every random choice
+ */
+public record StressPlan(Duration threads, Duration processes, Duration controlBudget, int owners, int workers,
+        int kills, int pauses, long minThreadOverlap, long minProcessOverlap, int jcstressIterations, int jcstressTime,
+        boolean jcstressPerStrategy, long seed) {
+
+    public StressPlan {
+        Objects.requireNonNull(threads, "threads");
+        Objects.requireNonNull(processes, "processes");
+        Objects.requireNonNull(controlBudget, "controlBudget");
+    }
+
+    /** The profiles: {@code smoke} runs in {@code mvn verify}, {@code quick} is the default, {@code long} is nightly. */
+    public enum Profile {
+        SMOKE(new StressPlan(Duration.ofMillis(1500), Duration.ofSeconds(4), Duration.ofSeconds(20), 6, 3, 1, 1,
+                20, 5, 0, 200, false, 42)),
+        QUICK(new StressPlan(Duration.ofSeconds(4), Duration.ofSeconds(6), Duration.ofSeconds(30), 8, 3, 2, 2,
+                50, 10, 1, 300, false, 42)),
+        LONG(new StressPlan(Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(2), 16, 4, 30, 30,
+                500, 100, 5, 2000, true, 42));
+
+        private final StressPlan plan;
+
+        Profile(StressPlan plan) {
+            this.plan = plan;
+        }
+
+        public StressPlan plan() {
+            return plan;
+        }
+    }
+
+    /** The thread driver's settings for a store. */
+    ThreadRaceDriver.Settings threadSettings(boolean control) {
+        return new ThreadRaceDriver.Settings(owners, control ? controlBudget : threads, Long.MAX_VALUE, seed);
+    }
+
+    /** The process driver's settings. */
+    ProcessRaceDriver.Settings processSettings() {
+        // One job in play: every worker that is not holding it is trying to claim it, so the claims
+        // at each release or expiry really meet.
+        return new ProcessRaceDriver.Settings(workers, processes, kills, pauses, 1, 200, seed);
+    }
+}

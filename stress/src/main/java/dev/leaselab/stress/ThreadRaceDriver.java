@@ -1,0 +1,307 @@
+package dev.leaselab.stress;
+
+import dev.leaselab.lease.JobState;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.StoreOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+/**
+ * Repeats claim races between threads of one process, in three kinds of round:
+ *
+ * <ul>
+ *   <li><b>fresh job</b>: 2..N owners claim a new job at once; exactly one wins, with fence 1,
+ *       and the stored owner is the winner;
+ *   <li><b>hot job</b>: 2..N owners claim the next generation of one job at the instant the last
+ *       lease expires ({@code now == until}); exactly one wins, with the next fence. Then the
+ *       previous holder, now stale, tries to complete with its old fence while the winner renews:
+ *       the stale write must be refused. The winner then lets its lease run out, releases it (the
+ *       fence must survive) or completes the job (and a new hot job starts);
+ *   <li><b>claimMany</b>: the store's own {@code claimMany} on a new job; exactly one winner. The
+ *       winner's position must vary: the first owner wins most often (its thread starts first),
+ *       but if it wins every one of {@value #FIRST_OWNER_ROUNDS} rounds, the others never raced.
+ * </ul>
+ *
+ * Every attempt is timed, so the driver counts the races whose attempts really overlapped; a run
+ * that saw few of those proves little. Every operation goes into a history that the
+ * {@link HistoryChecker} judges at the end, together with the final database file.
+ */
+public final class ThreadRaceDriver {
+
+    /** The lease time of hot jobs, in the driver's logical clock. */
+    static final double TTL = 10;
+
+    /**
+     * claimMany rounds after which "the first owner won every time" counts as a violation. The
+     * first owner won about 60% of the rounds here, so a correct store trips this with a
+     * probability near 0.6^60, about 5e-14.
+     */
+    static final int FIRST_OWNER_ROUNDS = 60;
+
+    /**
+     * @param maxOwners the widest race (at least 2)
+     * @param duration how long to race
+     * @param maxRounds stop after this many rounds even if time is left
+     * @param seed for the choices of the driver, so a run can be repeated
+     */
+    public record Settings(int maxOwners, Duration duration, long maxRounds, long seed) {
+        public Settings {
+            if (maxOwners < 2) {
+                throw new IllegalArgumentException("maxOwners must be at least 2: " + maxOwners);
+            }
+            Objects.requireNonNull(duration, "duration");
+            if (duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException("duration must be positive: " + duration);
+            }
+            if (maxRounds < 1) {
+                throw new IllegalArgumentException("maxRounds must be at least 1: " + maxRounds);
+            }
+        }
+    }
+
+    private final StoreUnderTest sut;
+    private final Settings settings;
+    private final Path file;
+    private final Random random;
+    private final MemoryHistory history = new MemoryHistory();
+    private long operations;
+    private long races;
+    private long racesWithOverlap;
+    private long claimManyRounds;
+    private long firstOwnerWins;
+    private String firstViolation;
+    private long opsUntilFirstViolation = -1;
+
+    private String hotJob;
+    private int hotJobs;
+    private double hotNow;
+    private long hotFence;
+    private String hotOwner;
+
+    private ThreadRaceDriver(StoreUnderTest sut, Path dir, Settings settings) {
+        this.sut = sut;
+        this.settings = settings;
+        this.file = dir.resolve("threads-" + sut.name().replace('/', '-') + ".db");
+        this.random = new Random(settings.seed());
+    }
+
+    /** Races {@code sut} on a new database file in {@code dir}. */
+    public static RaceResult run(StoreUnderTest sut, Path dir, Settings settings) {
+        return new ThreadRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
+                Objects.requireNonNull(settings, "settings")).run();
+    }
+
+    private RaceResult run() {
+        long started = System.nanoTime();
+        long deadline = started + settings.duration().toNanos();
+        StoreOptions options = StoreOptions.defaults().withPoolSize(Math.max(16, settings.maxOwners() + 2));
+        ExecutorService threads = Executors.newFixedThreadPool(settings.maxOwners(), task -> {
+            Thread thread = new Thread(task, "race-owner");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long unknown;
+        try (LeaseStore store = sut.open(file, options)) {
+            RecordedStore recorded = new RecordedStore(store, "threads", history);
+            newHotJob(store);
+            for (long round = 0; round < settings.maxRounds() && System.nanoTime() < deadline
+                    && firstViolation == null; round++) {
+                switch ((int) (round % 3)) {
+                    case 0 -> freshJobRound(recorded, threads, round);
+                    case 1 -> hotJobRound(recorded, threads, round);
+                    default -> claimManyRound(store, round);
+                }
+            }
+            unknown = recorded.failures();
+        } finally {
+            threads.shutdownNow();
+        }
+        CheckReport check = HistoryChecker.check(history.ops(), DatabaseFile.rows(file));
+        return new RaceResult(sut.name(), "threads", races, racesWithOverlap, operations, unknown,
+                opsUntilFirstViolation, firstViolation, check, 0, 0, DatabaseFile.integrityCheck(file),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private void freshJobRound(RecordedStore store, ExecutorService threads, long round) {
+        String job = "fresh-" + round;
+        store.store().enqueue(job);
+        operations++;
+        List<Op> attempts = race(threads, owners(), i -> () -> store.claim(job, "owner-" + i, 1, TTL));
+        Op winner = judge(job, attempts, 1);
+        if (winner != null) {
+            Optional<JobState> row = store.store().state(job);
+            operations++;
+            if (row.isEmpty() || !winner.owner().equals(row.get().owner()) || row.get().fence() != 1) {
+                violation("fresh job " + job + ": stored " + row.orElse(null) + " after " + winner.describe(0));
+            }
+        }
+    }
+
+    private void hotJobRound(RecordedStore store, ExecutorService threads, long round) {
+        String job = hotJob;
+        double now = hotNow;
+        long expected = hotFence + 1;
+        List<Op> attempts = race(threads, owners(), i -> () -> store.claim(job, "r" + round + "-owner-" + i, now, TTL));
+        Op winner = judge(job, attempts, expected);
+        if (winner == null) {
+            newHotJob(store.store());
+            return;
+        }
+        if (hotOwner != null) {
+            // The previous holder's lease ran out (or was released): its fence is stale now.
+            String staleOwner = hotOwner;
+            long staleFence = hotFence;
+            List<Op> writes = race(threads, 2, i -> i == 0
+                    ? () -> store.complete(job, staleOwner, staleFence, now, "stale-" + staleFence)
+                    : () -> store.renew(job, winner.owner(), winner.fence(), now, TTL));
+            if (writes.get(0).ok()) {
+                violation("stale complete accepted on " + job + ":\n    " + winner.describe(origin(attempts))
+                        + "\n    " + writes.get(0).describe(origin(attempts)));
+                return;
+            }
+            if (writes.get(1).outcome() == Op.Outcome.REJECTED) {
+                violation("the winner's renew was refused on " + job + ":\n    " + winner.describe(origin(attempts))
+                        + "\n    " + writes.get(1).describe(origin(attempts)));
+                return;
+            }
+        }
+        hotOwner = winner.owner();
+        hotFence = winner.fence();
+        int next = random.nextInt(10);
+        if (next < 3) {
+            Op release = store.release(job, winner.owner(), winner.fence());
+            operations++;
+            if (release.outcome() == Op.Outcome.REJECTED) {
+                violation("the holder's release was refused: " + release.describe(release.start()));
+            }
+        } else if (next == 3) {
+            Op complete = store.complete(job, winner.owner(), winner.fence(), now, "done-" + winner.fence());
+            operations++;
+            if (complete.outcome() == Op.Outcome.REJECTED) {
+                violation("the holder's complete was refused: " + complete.describe(complete.start()));
+            }
+            newHotJob(store.store());
+        } else {
+            hotNow = now + TTL;
+        }
+    }
+
+    private void claimManyRound(LeaseStore store, long round) {
+        String job = "many-" + round;
+        store.enqueue(job);
+        int n = owners();
+        List<String> owners = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            owners.add("many-owner-" + i);
+        }
+        List<OptionalLong> results;
+        try {
+            results = store.claimMany(job, owners, 1, TTL);
+        } catch (RuntimeException e) {
+            return;
+        } finally {
+            operations += 1 + n;
+        }
+        long winners = results.stream().filter(OptionalLong::isPresent).count();
+        if (winners != 1) {
+            violation("claimMany on " + job + " with " + n + " owners: " + winners + " winners " + results);
+            return;
+        }
+        claimManyRounds++;
+        firstOwnerWins += results.get(0).isPresent() ? 1 : 0;
+        if (claimManyRounds == FIRST_OWNER_ROUNDS && firstOwnerWins == claimManyRounds) {
+            violation("claimMany: the first owner won all " + claimManyRounds + " rounds; the others never raced");
+        }
+    }
+
+    /** Checks a race on a claimable job: exactly one winner with {@code expectedFence}. */
+    private Op judge(String job, List<Op> attempts, long expectedFence) {
+        if (attempts.stream().anyMatch(a -> a.outcome() == Op.Outcome.UNKNOWN)) {
+            return null;
+        }
+        List<Op> winners = attempts.stream().filter(Op::ok).toList();
+        races++;
+        if (winners.size() == 1) {
+            Op winner = winners.get(0);
+            if (attempts.stream().anyMatch(a -> a != winner && a.start() < winner.end() && winner.start() < a.end())) {
+                racesWithOverlap++;
+            }
+            if (winner.fence() == expectedFence) {
+                return winner;
+            }
+        }
+        StringBuilder text = new StringBuilder(winners.size() + " winner(s) of " + attempts.size()
+                + " on " + job + ", fence " + expectedFence + " was due:");
+        long origin = origin(attempts);
+        attempts.forEach(a -> text.append("\n    ").append(a.describe(origin)));
+        violation(text.toString());
+        return null;
+    }
+
+    private void violation(String text) {
+        if (firstViolation == null) {
+            firstViolation = text;
+            opsUntilFirstViolation = operations;
+        }
+    }
+
+    private void newHotJob(LeaseStore store) {
+        hotJob = "hot-" + hotJobs++;
+        store.enqueue(hotJob);
+        operations++;
+        hotNow = 1;
+        hotFence = 0;
+        hotOwner = null;
+    }
+
+    private int owners() {
+        return 2 + random.nextInt(settings.maxOwners() - 1);
+    }
+
+    private static long origin(List<Op> ops) {
+        return ops.stream().mapToLong(Op::start).min().orElse(0);
+    }
+
+    /** Runs {@code n} attempts at once: all wait at a gate until every thread is there. */
+    private List<Op> race(ExecutorService threads, int n, IntFunction<Callable<Op>> attempt) {
+        CountDownLatch ready = new CountDownLatch(n);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<Future<Op>> futures = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Callable<Op> call = attempt.apply(i);
+            futures.add(threads.submit(() -> {
+                ready.countDown();
+                gate.await();
+                return call.call();
+            }));
+        }
+        List<Op> ops = new ArrayList<>(n);
+        try {
+            ready.await();
+            gate.countDown();
+            for (Future<Op> future : futures) {
+                ops.add(future.get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while racing", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a racing thread failed", e.getCause());
+        }
+        operations += n;
+        return ops;
+    }
+}

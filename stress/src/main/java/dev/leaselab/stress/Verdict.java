@@ -1,0 +1,92 @@
+package dev.leaselab.stress;
+
+import java.util.Locale;
+
+/**
+ * The gate's judgement of one check of one store, a row of the verdict table.
+ *
+ * @param store the store's name
+ * @param check which check ("threads", "processes", "jcstress ...")
+ * @param control whether the store is a negative control
+ * @param races races run
+ * @param racesWithOverlap races whose attempts really overlapped (-1 where not measured: jcstress)
+ * @param operations operations run
+ * @param violations violations found
+ * @param opsUntilFirstViolation operations run until the first violation, or -1
+ * @param kills workers killed
+ * @param pauses workers paused past their lease
+ * @param millis how long the check took
+ * @param outcome the verdict
+ * @param detail the first violation's witness, or why the verdict is what it is
+ */
+public record Verdict(String store, String check, boolean control, long races, long racesWithOverlap,
+        long operations, long violations, long opsUntilFirstViolation, int kills, int pauses, long millis,
+        Outcome outcome, String detail) {
+
+    /** What a row says. */
+    public enum Outcome {
+        /** A correct store showed no violation in enough overlapping races. */
+        PASS,
+        /** A correct store showed no violation, but too few races overlapped to mean much. */
+        INCONCLUSIVE,
+        /** A correct store showed a violation. */
+        FAIL,
+        /** A negative control showed a violation, as it must. */
+        CAUGHT,
+        /** A negative control showed none: the gate cannot be trusted. */
+        MISSED;
+
+        /** Whether this row lets the gate pass. */
+        public boolean good() {
+            return this == PASS || this == CAUGHT;
+        }
+    }
+
+    /** Judges a race-driver run: {@code minOverlap} overlapping races are needed for a pass. */
+    public static Verdict of(StoreUnderTest store, RaceResult result, long minOverlap) {
+        Outcome outcome;
+        String detail;
+        if (store.isControl()) {
+            outcome = result.violated() ? Outcome.CAUGHT : Outcome.MISSED;
+            detail = result.violated() ? firstViolation(result) : "no violation in " + result.races() + " races";
+        } else if (result.violated()) {
+            outcome = Outcome.FAIL;
+            detail = firstViolation(result);
+        } else if (result.racesWithOverlap() < minOverlap) {
+            outcome = Outcome.INCONCLUSIVE;
+            detail = "only " + result.racesWithOverlap() + " overlapping races, " + minOverlap + " needed";
+        } else {
+            outcome = Outcome.PASS;
+            detail = result.check().staleWritesRejected() + " of " + result.check().staleWrites()
+                    + " stale writes refused; " + result.unknownOutcomes() + " operations without answer"
+                    + " (killed mid-call or database error); integrity_check " + result.integrity();
+        }
+        return new Verdict(store.name(), result.mode(), store.isControl(), result.races(), result.racesWithOverlap(),
+                result.operations(), result.violations(), result.opsUntilFirstViolation(), result.kills(),
+                result.pauses(), result.millis(), outcome, detail);
+    }
+
+    private static String firstViolation(RaceResult result) {
+        if (result.firstViolation() != null) {
+            return result.firstViolation();
+        }
+        if (!result.check().passed()) {
+            return result.check().describeViolations(1);
+        }
+        return "integrity_check: " + result.integrity();
+    }
+
+    /** One line of the table. */
+    public String row() {
+        return String.format(Locale.ROOT, "%-40s %-22s %8d %8s %9d %5d %9s %5d %6d %7.1f  %s", store, check, races,
+                racesWithOverlap < 0 ? "-" : racesWithOverlap, operations, violations,
+                opsUntilFirstViolation < 0 ? "-" : opsUntilFirstViolation,
+                kills, pauses, millis / 1000.0, outcome);
+    }
+
+    /** The header of the table. */
+    public static String header() {
+        return String.format(Locale.ROOT, "%-40s %-22s %8s %8s %9s %5s %9s %5s %6s %7s  %s", "store", "check", "races",
+                "overlap", "ops", "viol", "ops->1st", "kills", "pauses", "seconds", "verdict");
+    }
+}

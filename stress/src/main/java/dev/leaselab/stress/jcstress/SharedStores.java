@@ -1,0 +1,72 @@
+package dev.leaselab.stress.jcstress;
+
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.stress.StoreUnderTest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The stores of one jcstress JVM, all on one database file, and fresh job ids for the states.
+ * jcstress creates states by the hundred thousand, so a state costs one new row, not a new file.
+ */
+public final class SharedStores {
+
+    /** The system property that picks the store: a strategy, or {@code BROKEN_VARIANT/STRATEGY}. */
+    public static final String PROPERTY = "leaselab.store";
+
+    private static final Path FILE = createFile();
+    private static final List<StoreUnderTest> CHOSEN = choose();
+    private static final LeaseStore[] STORES = new LeaseStore[CHOSEN.size()];
+    private static final AtomicLong JOBS = new AtomicLong();
+
+    private SharedStores() {
+    }
+
+    /** A state's job and the store it is raced on. */
+    public record Job(String id, LeaseStore store) {}
+
+    /** Enqueues a new job on the next store in turn. */
+    public static Job freshJob() {
+        long n = JOBS.incrementAndGet();
+        LeaseStore store = store((int) (n % CHOSEN.size()));
+        String id = "j" + n;
+        store.enqueue(id);
+        return new Job(id, store);
+    }
+
+    private static synchronized LeaseStore store(int index) {
+        if (STORES[index] == null) {
+            // synchronous=NORMAL: durability across power loss is not what these tests look at,
+            // and an fsync per commit would starve the actors of samples.
+            STORES[index] = CHOSEN.get(index).open(FILE,
+                    StoreOptions.defaults().withSynchronous(StoreOptions.Synchronous.NORMAL));
+        }
+        return STORES[index];
+    }
+
+    private static List<StoreUnderTest> choose() {
+        String chosen = System.getProperty(PROPERTY);
+        return chosen == null || chosen.isBlank() ? StoreUnderTest.allCorrect() : List.of(StoreUnderTest.parse(chosen));
+    }
+
+    private static Path createFile() {
+        try {
+            Path dir = Files.createTempDirectory("leaselab-jcstress");
+            Path file = dir.resolve("jobs.db");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+                    file.resolveSibling("jobs.db" + suffix).toFile().delete();
+                }
+                dir.toFile().delete();
+            }));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the jcstress database", e);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.leaselab.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.BrokenStore;
+import dev.leaselab.lease.LockingStrategy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Store names, settings and history files: what the harness reads from people and from disk. */
+class HarnessInputTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void storeNamesRoundTripForEveryStrategyAndControl() {
+        for (StoreUnderTest store : StoreUnderTest.allCorrect()) {
+            assertEquals(store, StoreUnderTest.parse(store.name()));
+        }
+        StoreUnderTest control = new StoreUnderTest(LockingStrategy.EXCLUSIVE, BrokenStore.RELEASE_RESETS_FENCE);
+        assertEquals(control, StoreUnderTest.parse("RELEASE_RESETS_FENCE/EXCLUSIVE"));
+        assertEquals(LockingStrategy.values().length, StoreUnderTest.allCorrect().size());
+    }
+
+    @Test
+    void unknownStoreNameIsRejectedWithTheName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> StoreUnderTest.parse("FAST"));
+        assertTrue(e.getMessage().contains("FAST"), e.getMessage());
+    }
+
+    @Test
+    void settingsNameTheArgumentTheyReject() {
+        IllegalArgumentException owners = assertThrows(IllegalArgumentException.class,
+                () -> new ThreadRaceDriver.Settings(1, Duration.ofSeconds(1), 1, 0));
+        assertTrue(owners.getMessage().startsWith("maxOwners"), owners.getMessage());
+        IllegalArgumentException workers = assertThrows(IllegalArgumentException.class,
+                () -> new ProcessRaceDriver.Settings(1, Duration.ofSeconds(1), 0, 0, 1, 100, 0));
+        assertTrue(workers.getMessage().startsWith("workers"), workers.getMessage());
+        IllegalArgumentException ttl = assertThrows(IllegalArgumentException.class,
+                () -> new ProcessRaceDriver.Settings(2, Duration.ofSeconds(1), 0, 0, 1, 1, 0));
+        assertTrue(ttl.getMessage().startsWith("ttlMillis"), ttl.getMessage());
+    }
+
+    @Test
+    void historyFileReadsAnswersBackAndAnOpWithoutAnswerAsUnknown() throws Exception {
+        Path file = dir.resolve("w.jsonl");
+        Op claim = new Op("w", 1, Op.Kind.CLAIM, "j", "w", 0, 5, 10, null, Op.Outcome.UNKNOWN, 100, Long.MAX_VALUE);
+        Op inFlight = new Op("w", 2, Op.Kind.COMPLETE, "j", "w", 1, 6, 0, "r", Op.Outcome.UNKNOWN, 300,
+                Long.MAX_VALUE);
+        try (JsonLinesHistory history = JsonLinesHistory.create(file)) {
+            history.invoked(claim);
+            history.answered(claim.answered(Op.Outcome.OK, 1, 200));
+            history.invoked(inFlight);
+        }
+        // A kill -9 in the middle of a line leaves it torn.
+        Files.writeString(file, "{\"process\":\"w\",\"seq\":3,\"ki", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND);
+
+        List<Op> ops = JsonLinesHistory.read(file);
+
+        assertEquals(List.of(claim.answered(Op.Outcome.OK, 1, 200), inFlight), ops);
+        assertTrue(JsonLinesHistory.read(dir.resolve("never-written.jsonl")).isEmpty());
+    }
+
+    @Test
+    void processRaceCountsOnlyWinsThatAnotherProcessRacedAgainst() {
+        Op won = new Op("w0", 1, Op.Kind.CLAIM, "j", "w0", 1, 0, 10, null, Op.Outcome.OK, 100, 200);
+        Op lostMeanwhile = new Op("w1", 1, Op.Kind.CLAIM, "j", "w1", 0, 0, 10, null, Op.Outcome.REJECTED, 150, 250);
+        Op wonAlone = new Op("w0", 2, Op.Kind.CLAIM, "j", "w0", 2, 20, 10, null, Op.Outcome.OK, 300, 400);
+        Op sameProcess = new Op("w0", 3, Op.Kind.CLAIM, "j", "w0", 0, 20, 10, null, Op.Outcome.REJECTED, 350, 450);
+
+        long[] races = ProcessRaceDriver.countRaces(new java.util.ArrayList<>(List.of(won, lostMeanwhile, wonAlone,
+                sameProcess)));
+
+        assertEquals(2, races[0]);
+        assertEquals(1, races[1]);
+    }
+
+    @Test
+    void exitCodeIsOneForAViolationAndThreeWhenOnlyInconclusive() {
+        Verdict pass = verdict(Verdict.Outcome.PASS);
+        assertEquals(0, StressMain.exitCode(List.of(pass, verdict(Verdict.Outcome.CAUGHT))));
+        assertEquals(3, StressMain.exitCode(List.of(pass, verdict(Verdict.Outcome.INCONCLUSIVE))));
+        assertEquals(1, StressMain.exitCode(List.of(verdict(Verdict.Outcome.INCONCLUSIVE), verdict(Verdict.Outcome.MISSED))));
+        assertEquals(1, StressMain.exitCode(List.of(pass, verdict(Verdict.Outcome.FAIL))));
+    }
+
+    private static Verdict verdict(Verdict.Outcome outcome) {
+        return new Verdict("S", "threads", false, 1, 1, 1, 0, -1, 0, 0, 1, outcome, "");
+    }
+}

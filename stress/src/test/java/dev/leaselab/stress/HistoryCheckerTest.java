@@ -1,0 +1,211 @@
+package dev.leaselab.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.JobState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The checker on hand-written histories of one job "j": legal ones must pass, and each illegal
+ * one must break exactly the rule it was written to break, with the offending operations as its
+ * witness. Times are in arbitrary units; {@code at(start, end)} gives an operation its interval.
+ */
+class HistoryCheckerTest {
+
+    private final List<Op> ops = new ArrayList<>();
+    private long seq;
+
+    private Op add(Op.Kind kind, String owner, long fence, double now, double ttl, String result,
+            Op.Outcome outcome, long start, long end) {
+        Op op = new Op("p", ++seq, kind, "j", owner, fence, now, ttl, result, outcome, start, end);
+        ops.add(op);
+        return op;
+    }
+
+    private Op claim(String owner, long fence, double now, long start, long end) {
+        return add(Op.Kind.CLAIM, owner, fence, now, 10, null, fence > 0 ? Op.Outcome.OK : Op.Outcome.REJECTED,
+                start, end);
+    }
+
+    private Op write(Op.Kind kind, String owner, long fence, double now, boolean ok, long start, long end) {
+        return add(kind, owner, fence, now, kind == Op.Kind.RENEW ? 10 : 0,
+                kind == Op.Kind.COMPLETE ? "result-of-" + owner : null, ok ? Op.Outcome.OK : Op.Outcome.REJECTED,
+                start, end);
+    }
+
+    private static Map<String, JobState> row(String owner, double until, long fence, String result, boolean done) {
+        return Map.of("j", new JobState("j", owner, until, fence, result, done));
+    }
+
+    private CheckReport check(Map<String, JobState> rows) {
+        return HistoryChecker.check(ops, rows);
+    }
+
+    private static List<Integer> rules(CheckReport report) {
+        return report.violations().stream().map(Violation::rule).collect(Collectors.toList());
+    }
+
+    @Test
+    void legalHistoryWithExpiryStaleWriteAndCompletePasses() {
+        claim("a", 1, 0, 0, 1);
+        claim("b", 0, 5, 2, 3);                              // a's lease is live: b loses
+        claim("b", 2, 10, 4, 5);                             // at now == until the lease is claimable
+        write(Op.Kind.COMPLETE, "a", 1, 10, false, 6, 7);    // a wakes up late: refused
+        write(Op.Kind.RENEW, "b", 2, 12, true, 8, 9);
+        write(Op.Kind.COMPLETE, "b", 2, 13, true, 10, 11);
+
+        CheckReport report = check(row("b", 22, 2, "result-of-b", true));
+
+        assertTrue(report.passed(), report.describeViolations(5));
+        assertEquals(1, report.staleWrites());
+        assertEquals(1, report.staleWritesRejected());
+    }
+
+    @Test
+    void concurrentClaimsMayGetFencesInEitherOrder() {
+        claim("a", 2, 0, 0, 10);
+        claim("b", 1, 0, 1, 3);
+        write(Op.Kind.RELEASE, "b", 1, 0, true, 2, 4);  // b released before a claimed: legal
+
+        assertTrue(check(row("a", 10, 2, null, false)).passed());
+    }
+
+    @Test
+    void releaseKeepsTheFenceAndClearsTheOwner() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RELEASE, "a", 1, 0, true, 2, 3);
+        claim("b", 2, 1, 4, 5);                              // before a's lease would have run out
+        write(Op.Kind.RELEASE, "b", 2, 0, true, 6, 7);
+
+        assertTrue(check(row(null, 0, 2, null, false)).passed());
+    }
+
+    @Test
+    void claimOfUnknownOutcomeMayFillAGapInTheFences() {
+        claim("a", 1, 0, 0, 1);
+        add(Op.Kind.CLAIM, "killed", 0, 10, 10, null, Op.Outcome.UNKNOWN, 2, Long.MAX_VALUE);
+        claim("b", 3, 30, 4, 5);
+
+        assertTrue(check(row("b", 40, 3, null, false)).passed(), check(null).describeViolations(5));
+    }
+
+    @Test
+    void fenceHandedOutTwiceBreaksRuleOne() {
+        Op first = claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RELEASE, "a", 1, 0, true, 2, 3);
+        Op again = claim("b", 1, 1, 4, 5);
+
+        CheckReport report = check(null);
+
+        assertTrue(rules(report).contains(1), report.describeViolations(5));
+        Violation v = report.violations().get(0);
+        assertEquals(List.of(first, again), v.witness());
+    }
+
+    @Test
+    void gapInTheFencesBreaksRuleOne() {
+        claim("a", 1, 0, 0, 1);
+        claim("b", 3, 10, 2, 3);
+
+        assertEquals(List.of(1), rules(check(null)));
+    }
+
+    @Test
+    void laterClaimWithSmallerFenceBreaksRuleTwo() {
+        claim("a", 2, 40, 0, 1);
+        claim("b", 1, 20, 2, 3);  // began after a's claim ended, yet got the smaller fence
+
+        assertEquals(List.of(2), rules(check(null)));
+    }
+
+    @Test
+    void staleCompleteAcceptedBreaksRuleThree() {
+        Op claimA = claim("a", 1, 0, 0, 1);
+        Op claimB = claim("b", 2, 10, 2, 3);
+        Op stale = write(Op.Kind.COMPLETE, "a", 1, 10, true, 4, 5);
+
+        CheckReport report = check(null);
+
+        assertEquals(3, report.violations().get(0).rule(), report.describeViolations(5));
+        assertEquals(List.of(claimB, stale), report.violations().get(0).witness());
+        assertEquals(1, report.staleWrites());
+        assertEquals(0, report.staleWritesRejected());
+        assertTrue(claimA.ok());
+    }
+
+    @Test
+    void writeThatOverlapsTheNextClaimMayBeAccepted() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RENEW, "a", 1, 5, true, 2, 6);  // may have committed before b's claim
+        claim("b", 0, 10, 3, 4);                       // and so b lost: the renew extended the lease
+
+        assertTrue(check(row("a", 15, 1, null, false)).passed());
+    }
+
+    @Test
+    void twoAcceptedCompletesBreakRuleFour() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.COMPLETE, "a", 1, 1, true, 2, 3);
+        write(Op.Kind.COMPLETE, "a", 1, 2, true, 4, 5);
+
+        assertTrue(rules(check(null)).contains(4));
+    }
+
+    @Test
+    void storedResultOtherThanTheAcceptedOneBreaksRuleFive() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.COMPLETE, "a", 1, 1, true, 2, 3);
+
+        assertEquals(List.of(5), rules(check(row("a", 10, 1, "something else", true))));
+    }
+
+    @Test
+    void storedFenceOtherThanTheHistoryBreaksRuleFive() {
+        claim("a", 1, 0, 0, 1);
+
+        assertEquals(List.of(5), rules(check(row("a", 10, 0, null, false))));
+        assertEquals(List.of(5), rules(check(row("a", 10, 2, null, false))));
+    }
+
+    @Test
+    void storedOwnerOtherThanTheHistoryBreaksRuleFive() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RELEASE, "a", 1, 0, true, 2, 3);
+
+        assertEquals(List.of(5), rules(check(row("a", 10, 1, null, false))));
+    }
+
+    @Test
+    void twoWinnersOfOneRaceBreakRuleSix() {
+        Op a = claim("a", 1, 0, 0, 5);
+        Op b = claim("b", 2, 0, 1, 6);  // fences look fine, but a's lease was live at now=0
+
+        CheckReport report = check(null);
+
+        assertEquals(List.of(6), rules(report), report.describeViolations(5));
+        assertEquals(List.of(a, b), report.violations().get(0).witness());
+    }
+
+    @Test
+    void claimAfterCompleteBreaksRuleSix() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.COMPLETE, "a", 1, 1, true, 2, 3);
+        claim("b", 2, 20, 4, 5);
+
+        assertTrue(rules(check(null)).contains(6));
+    }
+
+    @Test
+    void claimBeforeARenewedLeaseRanOutBreaksRuleSix() {
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RENEW, "a", 1, 5, true, 2, 3);  // until 15
+        claim("b", 2, 12, 4, 5);                       // 12 >= 10 but < 15
+
+        assertEquals(List.of(6), rules(check(null)));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.leaselab.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.BrokenStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A short run of the thread race driver: every strategy must come through real, overlapping
+ * races without a violation, and every negative control must be caught.
+ */
+class ThreadRaceSmokeTest {
+
+    /** Fewer overlapping races than this and a pass would prove little. */
+    private static final int MIN_OVERLAPPING_RACES = 20;
+
+    @TempDir
+    Path dir;
+
+    static List<StoreUnderTest> correctStores() {
+        return StoreUnderTest.allCorrect();
+    }
+
+    static List<StoreUnderTest> controls() {
+        return StoreUnderTest.controls();
+    }
+
+    @ParameterizedTest
+    @MethodSource("correctStores")
+    void everyStrategyComesThroughOverlappingRacesWithoutViolation(StoreUnderTest store) {
+        RaceResult result = ThreadRaceDriver.run(store, dir,
+                new ThreadRaceDriver.Settings(6, Duration.ofSeconds(2), 100_000, 42));
+
+        assertFalse(result.violated(), () -> result.firstViolation() + "\n" + result.check().describeViolations(5));
+        assertTrue(result.racesWithOverlap() >= MIN_OVERLAPPING_RACES,
+                "only " + result.racesWithOverlap() + " races overlapped");
+        assertTrue(result.check().staleWrites() > 0, "no stale write was tried");
+        assertEquals(result.check().staleWrites(), result.check().staleWritesRejected());
+        assertEquals("ok", result.integrity());
+    }
+
+    @ParameterizedTest
+    @MethodSource("controls")
+    void everyNegativeControlIsCaughtByTheRoundsAndByTheChecker(StoreUnderTest control) {
+        RaceResult result = ThreadRaceDriver.run(control, dir,
+                new ThreadRaceDriver.Settings(6, Duration.ofSeconds(30), 100_000, 42));
+
+        assertTrue(result.opsUntilFirstViolation() >= 0, control + " was not caught in " + result.races() + " races");
+        if (control.broken() != BrokenStore.CLAIM_MANY_FIRST_OWNER_ONLY) {
+            // A claimMany that never races leaves a legal history: only the rounds can tell.
+            assertFalse(result.check().passed(), control + " got past the history checker");
+        }
+    }
+}

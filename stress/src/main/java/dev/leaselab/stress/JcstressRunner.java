@@ -99,11 +99,11 @@ public final class JcstressRunner {
         long started = System.nanoTime();
         String jvmArgs = (store == null ? "" : "-D" + SharedStores.PROPERTY + "=" + store.name() + " ") + "-Xmx256m";
         List<String> command = List.of(
-                ProcessHandle.current().info().command().orElse("java"), "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), "org.openjdk.jcstress.Main",
+                ChildJvm.java(), "-Xmx256m",
+                "-cp", ChildJvm.classPath(), "org.openjdk.jcstress.Main",
                 "-v", "-t", tests, "-m", "quick", "-sc", "false", "-fsm", "0",
                 "-iters", Integer.toString(iterations), "-time", Integer.toString(timeMillis),
-                "-jvmArgs", jvmArgs, "-r", dir.resolve("results").toString());
+                "-jvmArgs", jvmArgs, "-r", dir.resolve("results").toAbsolutePath().toString());
         int exit;
         String output;
         try {

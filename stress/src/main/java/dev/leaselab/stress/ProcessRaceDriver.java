@@ -197,9 +197,9 @@ public final class ProcessRaceDriver {
         Path history = dir.resolve(name + ".jsonl");
         histories.add(history);
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add(ChildJvm.java());
         command.addAll(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), StressWorker.class.getName(),
+                "-cp", ChildJvm.classPath(), StressWorker.class.getName(),
                 db.toString(), history.toString(), sut.name(), name, Long.toString(random.nextLong()),
                 Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()),
                 Long.toString(settings.ttlMillis() / 2), stop.toString(),

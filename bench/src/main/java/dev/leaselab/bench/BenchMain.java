@@ -119,8 +119,7 @@ public final class BenchMain implements Callable<Integer> {
             }
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
-            BenchRun.run(p, output.resolve(id), out);
-            return 0;
+            return BenchRun.run(p, output.resolve(id), out).failedForks().isEmpty() ? 0 : ERROR;
         }
     }
 

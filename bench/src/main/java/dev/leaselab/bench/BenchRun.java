@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -38,12 +39,12 @@ final class BenchRun {
 
     private BenchRun() {}
 
-    static Path run(Profile profile, Path folder, PrintWriter console) throws RunnerException {
+    static Outcome run(Profile profile, Path folder, PrintWriter console) throws RunnerException {
         return run(profile, folder, console, true);
     }
 
     /** As {@link #run(Profile, Path, PrintWriter)}; without the report and charts when {@code report} is false. */
-    static Path run(Profile profile, Path folder, PrintWriter console, boolean report) throws RunnerException {
+    static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report) throws RunnerException {
         if (profile.steps().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
@@ -66,6 +67,7 @@ final class BenchRun {
                 Math.round(profile.estimatedSeconds() / 60), Math.round(profile.worstCaseSeconds() / 60), folder);
         long start = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
+        List<String> failedForks = new ArrayList<>();
         double perFork = profile.estimatedSeconds() / Math.max(1, profile.forkRuns());
         int started = 0;
         try (PrintStream logStream = new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8)) {
@@ -73,16 +75,20 @@ final class BenchRun {
                 ProgressFormat progress = new ProgressFormat(
                         OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL), console,
                         profile.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
-                results.addAll(new Runner(options(profile, step, tally), progress).run());
+                Collection<RunResult> stepResults = new Runner(options(profile, step, tally), progress).run();
                 started = progress.started();
+                results.addAll(stepResults);
+                for (String missing : missingForks(step, stepResults)) {
+                    failedForks.add(missing);
+                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing, log);
+                }
+                // Written after every step, so that an interrupted long run keeps what it measured.
+                writeJson(folder, results);
+                environment.put("failedForks", failedForks);
+                Json.writeFile(folder.resolve("environment.json"), environment);
             }
         } catch (FileNotFoundException e) {
             throw new UncheckedIOException("could not write " + log, e);
-        }
-        try (PrintStream json = new PrintStream(folder.resolve(BenchResults.JMH_JSON).toFile(), StandardCharsets.UTF_8)) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, json).writeOut(results);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not write " + folder.resolve(BenchResults.JMH_JSON), e);
         }
         environment.put("finished", Instant.now().toString());
         environment.put("durationSeconds", Math.round((System.nanoTime() - start) / 1e9));
@@ -92,8 +98,51 @@ final class BenchRun {
         }
         console.printf(Locale.ROOT, "done in %d s: %s%n", Math.round((System.nanoTime() - start) / 1e9),
                 folder.resolve("report.md"));
-        return folder;
+        if (!failedForks.isEmpty()) {
+            console.printf(Locale.ROOT, "%d of %d forks failed and have no results: %s%n", failedForks.size(),
+                    profile.forkRuns(), failedForks);
+        }
+        return new Outcome(folder, failedForks);
     }
+
+    /**
+     * The parameter combinations of a step that JMH returned no result for. JMH runs with
+     * fail-on-error off, so that one broken fork of a multi-hour run costs that fork and not the
+     * run; its exception is in {@code jmh.log} and the fork is reported here instead.
+     */
+    static List<String> missingForks(Profile.Step step, Collection<RunResult> results) {
+        List<String> missing = new ArrayList<>();
+        for (Storage storage : step.storages()) {
+            List<String> strategies = step.hasStrategy()
+                    ? step.strategies().stream().map(LockingStrategy::name).toList() : List.of("-");
+            for (String strategy : strategies) {
+                boolean found = results.stream().anyMatch(r -> storage.name().equals(r.getParams().getParam("storage"))
+                        && (!step.hasStrategy() || strategy.equals(r.getParams().getParam("strategy"))));
+                if (!found) {
+                    missing.add(String.format(Locale.ROOT, "%s %s threads=%d storage=%s%s", step.benchmark(),
+                            step.mode().shortLabel(), step.threads(), storage, step.hasStrategy() ? " strategy=" + strategy : ""));
+                }
+            }
+        }
+        return missing;
+    }
+
+    private static void writeJson(Path folder, List<RunResult> results) {
+        Path file = folder.resolve(BenchResults.JMH_JSON);
+        try (PrintStream json = new PrintStream(file.toFile(), StandardCharsets.UTF_8)) {
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, json).writeOut(results);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + file, e);
+        }
+    }
+
+    /**
+     * What a run left behind.
+     *
+     * @param folder the results folder
+     * @param failedForks the forks that produced no result (empty when all ran)
+     */
+    record Outcome(Path folder, List<String> failedForks) {}
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
         String[] parts = step.benchmark().split("\\.");
@@ -107,7 +156,7 @@ final class BenchRun {
                 .warmupTime(TimeValue.milliseconds(profile.warmupMillis()))
                 .measurementIterations(profile.measurementIterations())
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis()))
-                .shouldFailOnError(true)
+                .shouldFailOnError(false)
                 .param("storage", step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.hasStrategy()) {
             b.param("strategy", step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));

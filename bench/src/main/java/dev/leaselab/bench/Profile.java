@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.Mode;
  *       iterations of 200 ms. The FULL storages at
  *       several threads are left to {@code full}: there SQLite's busy handler stalls iterations.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
- *       percentiles of the hot job and the floor at 1 and 8 threads; one fork, two warmup and
- *       five measurement iterations of one second. {@code --dry-run} prints its estimate and its
+ *       percentiles of the hot job and the floor at 1 and 8 threads; one fork, one warmup and
+ *       five measurement iterations of one second (five, so that the gate's rank test can reach
+ *       significance on one fork). {@code --dry-run} prints its estimate and its
  *       worst case (every contended FULL fork stalling every iteration).
  *   <li>{@code smoke}: one thread count, one storage, one strategy, a few 100 ms iterations: the
  *       pipeline check that {@code mvn verify} runs.
@@ -38,11 +39,12 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /**
      * With {@code synchronous=FULL} and more than one thread, SQLite's sleeping busy handler lets
-     * some writers wait up to the 5 s busy timeout, and JMH ends an iteration only when every
-     * thread has returned: measured here (under other load) as up to about 10 s more per iteration,
-     * for three of the five strategies.
+     * some writers wait up to the busy timeout ({@link Storage#BUSY_TIMEOUT}), and JMH ends an
+     * iteration only when every thread has returned: measured here on a quiet machine as about
+     * 0.8 s more per iteration (a DELETE_FULL, 8-thread IMMEDIATE fork of 1 + 5 one-second
+     * iterations took 13.7 s; with a 5 s busy timeout it took 70 s).
      */
-    static final double STALL_SECONDS_PER_ITERATION = 10;
+    static final double STALL_SECONDS_PER_ITERATION = 1;
 
     static final String CLAIM_HOT = "ClaimBenchmark.hotJob";
     static final String CLAIM_MANY = "ClaimBenchmark.manyJobs";
@@ -110,7 +112,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(FLOOR, Mode.SampleTime, threads, all, strategies));
                     steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, all, strategies));
                 }
-                return new Profile(name, 1, 2, 1000, 5, 1000, steps);
+                return new Profile(name, 1, 1, 1000, 5, 1000, steps);
             }
             case "smoke" -> {
                 List<LockingStrategy> one = List.of(LockingStrategy.values()[0]);
@@ -184,6 +186,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("measurementMillis", measurementMillis);
         m.put("strategies", Arrays.stream(LockingStrategy.values()).map(Enum::name).toList());
         m.put("storages", Arrays.stream(Storage.values()).map(Enum::name).toList());
+        m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("forkRuns", forkRuns());
         m.put("estimatedSeconds", Math.round(estimatedSeconds()));

@@ -44,10 +44,15 @@ final class Report {
                 **Jain** is Jain's fairness index of per-thread successes (1 = equal shares, 1/n = one thread
                 did everything), averaged over iterations; **slowest** is the smallest per-thread share of the mean
                 in any iteration (0 = a thread starved for a whole iteration). **failed** counts exceptions
-                (e.g. SQLITE_BUSY past the 5 s busy timeout) and never counts as throughput. Error bars are JMH's
+                (e.g. SQLITE_BUSY past the busy timeout given above) and never counts as throughput. Error bars are JMH's
                 99.9% intervals; with few iterations they are wide. Every number here was measured in this run.
 
                 """);
+        if (env.path("failedForks").size() > 0) {
+            md.append("## Failed forks\n\nThese forks threw and have no results (their exceptions are in `jmh.log`):\n\n");
+            env.path("failedForks").forEach(f -> md.append("- ").append(f.asText()).append('\n'));
+            md.append('\n');
+        }
         List<Row> thrpt = rows.stream().filter(r -> r.mode().equals("thrpt")).toList();
         List<Row> sample = rows.stream().filter(r -> r.mode().equals("sample")).toList();
         Set<String> benchmarks = new LinkedHashSet<>();
@@ -101,8 +106,8 @@ final class Report {
         JsonNode s = env.path("settings");
         return String.format(Locale.ROOT,
                 "Measured on %s (%s cores, %s), %s %s, Java %s (%s), SQLite %s (sqlite-jdbc %s), JMH %s, commit %s%s. "
-                        + "Profile `%s`: %s fork(s), %s x %s ms warmup, %s x %s ms measurement per fork; "
-                        + "took %s s.%n",
+                        + "Profile `%s`: %s fork(s), %s x %s ms warmup, %s x %s ms measurement per fork, "
+                        + "busy timeout %s ms; took %s s.%n",
                 env.path("cpuModel").asText("?"), env.path("availableProcessors").asText("?"),
                 env.path("memoryTotalBytes").isNumber()
                         ? String.format(Locale.ROOT, "%.0f GiB", env.path("memoryTotalBytes").asDouble() / (1L << 30)) : "?",
@@ -112,7 +117,9 @@ final class Report {
                 env.path("gitCommit").asText("?"), env.path("gitDirty").asBoolean(false) ? " (with uncommitted changes)" : "",
                 s.path("profile").asText("?"), s.path("forks").asText("?"), s.path("warmupIterations").asText("?"),
                 s.path("warmupMillis").asText("?"), s.path("measurementIterations").asText("?"),
-                s.path("measurementMillis").asText("?"), env.path("durationSeconds").asText("?"));
+                s.path("measurementMillis").asText("?"),
+                // runs before the setting was recorded used the store's default
+                s.path("busyTimeoutMillis").asText("5000"), env.path("durationSeconds").asText("?"));
     }
 
     /** The floor row with the same storage, thread count and mode. */

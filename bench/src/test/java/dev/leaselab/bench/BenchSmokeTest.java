@@ -81,7 +81,7 @@ class BenchSmokeTest {
             assertEquals(3, r.tally().iterations(), r.key());
             assertTrue(r.tally().won() > 0, r.key() + " won nothing");
             assertEquals(0, r.tally().refused(), r.key());
-            // Two threads on WAL with a 5 s busy timeout: a failure here is a real defect.
+            // Two threads on WAL with a 1 s busy timeout: a failure here is a real defect.
             assertEquals(0, r.tally().failed(), r.key());
             assertTrue(r.tally().jain() > 0.5 && r.tally().jain() <= 1.0 + 1e-9, r.key() + " jain " + r.tally().jain());
             assertTrue(r.tally().wallSeconds() > 0, r.key());

@@ -59,14 +59,14 @@ public final class GateProof {
             List<Path> b = new ArrayList<>();
             List<Path> a2 = new ArrayList<>();
             for (int r = 1; r <= rounds; r++) {
-                a.add(BenchRun.run(profile, work.resolve("try" + t + "-A-" + r), console, false));
+                a.add(BenchRun.run(profile, work.resolve("try" + t + "-A-" + r), console, false).folder());
                 System.setProperty(BenchDb.DECORATOR_PROPERTY, SlowedStore.class.getName());
                 try {
-                    b.add(BenchRun.run(profile, work.resolve("try" + t + "-B-slowed-" + r), console, false));
+                    b.add(BenchRun.run(profile, work.resolve("try" + t + "-B-slowed-" + r), console, false).folder());
                 } finally {
                     System.clearProperty(BenchDb.DECORATOR_PROPERTY);
                 }
-                a2.add(BenchRun.run(profile, work.resolve("try" + t + "-A2-" + r), console, false));
+                a2.add(BenchRun.run(profile, work.resolve("try" + t + "-A2-" + r), console, false).folder());
             }
             Gate.Outcome aa = Gate.compare(merge(a), merge(a2), stats);
             Gate.Outcome slow = Gate.compare(merge(a), merge(b), stats);

@@ -1,0 +1,55 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A fork that throws must cost that fork, not the run: the smoke profile runs with every store's
+ * setup broken ({@link FailingSetup}), so the floor (plain JDBC, no store) still runs and both
+ * claim forks fail. The run must keep the floor's result, name the two failed forks in the
+ * console, {@code environment.json} and the report, and exit with an error.
+ */
+class FailedForkTest {
+
+    @TempDir
+    Path results;
+
+    @Test
+    void aFailingForkIsReportedAndTheRestOfTheRunIsKept() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code;
+        System.setProperty(BenchDb.DECORATOR_PROPERTY, FailingSetup.class.getName());
+        try {
+            code = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
+                    "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "broken");
+        } finally {
+            System.clearProperty(BenchDb.DECORATOR_PROPERTY);
+        }
+        String console = out.toString(StandardCharsets.UTF_8);
+        assertEquals(BenchMain.ERROR, code, console);
+        Path run = results.resolve("broken");
+
+        List<BenchResults.Row> rows = BenchResults.load(run);
+        assertEquals(1, rows.size(), "only the floor ran: " + rows);
+        assertEquals(Profile.FLOOR, rows.get(0).benchmark());
+
+        JsonNode failed = Json.read(run.resolve("environment.json")).path("failedForks");
+        assertEquals(2, failed.size(), failed.toString());
+        failed.forEach(f -> assertTrue(f.asText().startsWith(Profile.CLAIM_HOT), f.asText()));
+        assertTrue(console.contains("FAILED fork " + Profile.CLAIM_HOT), console);
+        assertTrue(console.contains("2 of 3 forks failed"), console);
+        assertTrue(Files.readString(run.resolve("report.md")).contains("## Failed forks"));
+        assertTrue(Files.readString(run.resolve("jmh.log")).contains(FailingSetup.MESSAGE), "the exception is logged");
+    }
+}

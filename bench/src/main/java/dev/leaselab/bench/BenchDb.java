@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -27,6 +28,8 @@ final class BenchDb implements AutoCloseable {
      * is not a strategy and nothing in the shipped jar implements it.
      */
     static final String DECORATOR_PROPERTY = "leaselab.bench.decorator";
+
+    static final Duration SETUP_BUSY_TIMEOUT = Duration.ofMinutes(1);
 
     private final Path dir;
     private final Path file;
@@ -63,8 +66,18 @@ final class BenchDb implements AutoCloseable {
         return file;
     }
 
+    /** A plain connection with the storage's settings and the benchmarks' busy timeout (the floor measures it). */
     Connection connect() throws SQLException {
         return storage.connect(file);
+    }
+
+    /**
+     * A plain connection for preparing and cleaning up rows between iterations. It is not measured,
+     * so it waits up to a minute for the write lock: several threads preparing their own batches
+     * under {@code synchronous=FULL} can hold it for longer than the benchmarks' 1 s busy timeout.
+     */
+    private Connection connectForSetup() throws SQLException {
+        return storage.connect(file, SETUP_BUSY_TIMEOUT);
     }
 
     /**
@@ -75,7 +88,7 @@ final class BenchDb implements AutoCloseable {
      * may write, so this is a legitimate writer.
      */
     void insertJobs(String[] ids, String owner, double until) {
-        try (Connection c = connect()) {
+        try (Connection c = connectForSetup()) {
             try (Statement s = c.createStatement()) {
                 s.execute("BEGIN IMMEDIATE");
             }
@@ -100,7 +113,7 @@ final class BenchDb implements AutoCloseable {
 
     /** Deletes finished jobs so that the table does not grow from iteration to iteration. */
     void deleteDoneJobs() {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connectForSetup(); Statement s = c.createStatement()) {
             s.executeUpdate("DELETE FROM jobs WHERE done = 1");
         } catch (SQLException e) {
             throw new IllegalStateException("could not delete finished jobs in " + file, e);

@@ -100,6 +100,9 @@ public final class BenchMain implements Callable<Integer> {
         int iterationMillis;
         @Option(names = "--dry-run", description = "print the plan and its estimated duration, run nothing")
         boolean dryRun;
+        @Option(names = "--resume", description = "continue the run folder given by --run-id: run only the forks "
+                + "that have no result there yet (failed or never reached), with the same profile and filters")
+        boolean resume;
 
         @Override
         public Integer call() throws Exception {
@@ -117,9 +120,12 @@ public final class BenchMain implements Callable<Integer> {
                         Math.round(p.estimatedSeconds() / 60), Math.round(p.worstCaseSeconds() / 60));
                 return 0;
             }
+            if (resume && runId == null) {
+                throw new IllegalArgumentException("--resume needs --run-id: the run folder to continue");
+            }
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
-            return BenchRun.run(p, output.resolve(id), out).failedForks().isEmpty() ? 0 : ERROR;
+            return BenchRun.run(p, output.resolve(id), out, true, resume).failedForks().isEmpty() ? 0 : ERROR;
         }
     }
 

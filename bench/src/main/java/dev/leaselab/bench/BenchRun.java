@@ -1,6 +1,10 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -13,6 +17,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,69 +46,174 @@ final class BenchRun {
     private BenchRun() {}
 
     static Outcome run(Profile profile, Path folder, PrintWriter console) throws RunnerException {
-        return run(profile, folder, console, true);
+        return run(profile, folder, console, true, false);
     }
 
     /** As {@link #run(Profile, Path, PrintWriter)}; without the report and charts when {@code report} is false. */
     static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report) throws RunnerException {
+        return run(profile, folder, console, report, false);
+    }
+
+    /**
+     * Runs the profile into {@code folder}. With {@code resume}, the folder must hold an earlier run
+     * of the same profile: only the forks without a result there run (those that failed, or that
+     * an interrupted run never reached), their results join the earlier ones, and
+     * {@code environment.json} records each resumption with its own commit and time.
+     */
+    static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume)
+            throws RunnerException {
         if (profile.steps().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
-        try {
-            Files.createDirectories(folder);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not create the results folder " + folder, e);
-        }
+        Path envFile = folder.resolve("environment.json");
+        Path jsonFile = folder.resolve(BenchResults.JMH_JSON);
         Path tally = folder.resolve(BenchResults.TALLY).toAbsolutePath();
         Path log = folder.resolve("jmh.log");
-        Map<String, Object> environment = new LinkedHashMap<>();
-        environment.put("runId", folder.getFileName().toString());
-        environment.put("started", Instant.now().toString());
-        environment.putAll(Environment.describe());
-        environment.put("settings", profile.settings());
-        Json.writeFile(folder.resolve("environment.json"), environment);
+        Map<String, Object> environment;
+        ArrayNode earlier = Json.MAPPER.createArrayNode();
+        if (resume) {
+            if (!Files.isRegularFile(envFile)) {
+                throw new IllegalArgumentException("--resume: " + folder + " holds no earlier run (no environment.json)");
+            }
+            environment = Json.MAPPER.convertValue(Json.read(envFile), new TypeReference<LinkedHashMap<String, Object>>() {});
+            String earlierProfile = Json.read(envFile).path("settings").path("profile").asText();
+            if (!earlierProfile.equals(profile.name())) {
+                throw new IllegalArgumentException("--resume: " + folder + " holds a run of profile '" + earlierProfile
+                        + "', not '" + profile.name() + "'");
+            }
+            if (Files.isRegularFile(jsonFile)) {
+                earlier = (ArrayNode) Json.read(jsonFile);
+            }
+        } else {
+            try {
+                Files.createDirectories(folder);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not create the results folder " + folder, e);
+            }
+            environment = new LinkedHashMap<>();
+            environment.put("runId", folder.getFileName().toString());
+            environment.put("started", Instant.now().toString());
+            environment.putAll(Environment.describe());
+            environment.put("settings", profile.settings());
+        }
+        Set<String> measured = new HashSet<>();
+        earlier.forEach(r -> measured.add(forkKey(BenchResults.shortName(r.path("benchmark").asText()),
+                r.path("mode").asText(), r.path("threads").asInt(), r.path("params").path("storage").asText(),
+                r.path("params").path("strategy").asText("-"))));
+        Profile todo = resume ? profile.withSteps(missingSteps(profile, measured)) : profile;
+        if (resume) {
+            dropTally(tally, todo);
+            Map<String, Object> resumption = new LinkedHashMap<>();
+            resumption.put("started", Instant.now().toString());
+            Map<String, Object> now = Environment.describe();
+            resumption.put("gitCommit", now.get("gitCommit"));
+            resumption.put("gitDirty", now.get("gitDirty"));
+            resumption.put("forks", todo.forkRuns());
+            @SuppressWarnings("unchecked")
+            List<Object> resumptions = (List<Object>) environment.computeIfAbsent("resumed", k -> new ArrayList<>());
+            resumptions.add(resumption);
+        }
+        Json.writeFile(envFile, environment);
 
-        console.printf(Locale.ROOT, "leaselab bench: profile %s, %d forks, estimated %d min (at most about %d min "
-                        + "if SQLite's busy handler stalls); results in %s%n", profile.name(), profile.forkRuns(),
-                Math.round(profile.estimatedSeconds() / 60), Math.round(profile.worstCaseSeconds() / 60), folder);
+        console.printf(Locale.ROOT, "leaselab bench: profile %s, %d forks%s, estimated %d min (at most about %d min "
+                        + "if SQLite's busy handler stalls); results in %s%n", profile.name(), todo.forkRuns(),
+                resume ? " without a result yet" : "", Math.round(todo.estimatedSeconds() / 60),
+                Math.round(todo.worstCaseSeconds() / 60), folder);
         long start = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
-        List<String> failedForks = new ArrayList<>();
-        double perFork = profile.estimatedSeconds() / Math.max(1, profile.forkRuns());
+        double perFork = todo.estimatedSeconds() / Math.max(1, todo.forkRuns());
         int started = 0;
         try (PrintStream logStream = new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8)) {
-            for (Profile.Step step : profile.steps()) {
+            for (Profile.Step step : todo.steps()) {
                 ProgressFormat progress = new ProgressFormat(
                         OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL), console,
-                        profile.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
-                Collection<RunResult> stepResults = new Runner(options(profile, step, tally), progress).run();
+                        todo.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
+                Collection<RunResult> stepResults = new Runner(options(todo, step, tally), progress).run();
                 started = progress.started();
                 results.addAll(stepResults);
                 for (String missing : missingForks(step, stepResults)) {
-                    failedForks.add(missing);
                     console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing, log);
                 }
                 // Written after every step, so that an interrupted long run keeps what it measured.
-                writeJson(folder, results);
-                environment.put("failedForks", failedForks);
-                Json.writeFile(folder.resolve("environment.json"), environment);
+                writeJson(jsonFile, earlier, results);
             }
         } catch (FileNotFoundException e) {
             throw new UncheckedIOException("could not write " + log, e);
         }
+        List<String> failedForks = new ArrayList<>();
+        List<BenchResults.Row> all = BenchResults.load(folder);
+        for (Profile.Step step : profile.steps()) {
+            failedForks.addAll(missingForks(step, all));
+        }
+        long seconds = Math.round((System.nanoTime() - start) / 1e9);
+        environment.put("failedForks", failedForks);
         environment.put("finished", Instant.now().toString());
-        environment.put("durationSeconds", Math.round((System.nanoTime() - start) / 1e9));
-        Json.writeFile(folder.resolve("environment.json"), environment);
+        environment.put("durationSeconds", seconds + (resume ? Json.read(envFile).path("durationSeconds").asLong(0) : 0));
+        Json.writeFile(envFile, environment);
         if (report) {
             Report.write(folder);
         }
-        console.printf(Locale.ROOT, "done in %d s: %s%n", Math.round((System.nanoTime() - start) / 1e9),
-                folder.resolve("report.md"));
+        console.printf(Locale.ROOT, "done in %d s: %s%n", seconds, folder.resolve("report.md"));
         if (!failedForks.isEmpty()) {
             console.printf(Locale.ROOT, "%d of %d forks failed and have no results: %s%n", failedForks.size(),
                     profile.forkRuns(), failedForks);
         }
         return new Outcome(folder, failedForks);
+    }
+
+    private static String forkKey(String benchmark, String mode, int threads, String storage, String strategy) {
+        return benchmark + " " + mode + " " + threads + " " + storage + " " + strategy;
+    }
+
+    /** The profile's forks that have no result yet, one step per fork unless a whole step is missing. */
+    private static List<Profile.Step> missingSteps(Profile profile, Set<String> measured) {
+        List<Profile.Step> steps = new ArrayList<>();
+        for (Profile.Step step : profile.steps()) {
+            List<Profile.Step> missing = new ArrayList<>();
+            for (Storage storage : step.storages()) {
+                for (LockingStrategy strategy : step.hasStrategy() ? step.strategies() : step.strategies().subList(0, 1)) {
+                    String key = forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
+                            step.hasStrategy() ? strategy.name() : "-");
+                    if (!measured.contains(key)) {
+                        missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(storage),
+                                List.of(strategy)));
+                    }
+                }
+            }
+            steps.addAll(missing.size() == step.combinations() ? List.of(step) : missing);
+        }
+        return steps;
+    }
+
+    /** Removes the tally lines of forks that are about to run again, so a half-run fork is not counted twice. */
+    private static void dropTally(Path tally, Profile todo) {
+        if (!Files.isRegularFile(tally)) {
+            return;
+        }
+        Set<String> rerun = new HashSet<>();
+        for (Profile.Step step : todo.steps()) {
+            for (Storage storage : step.storages()) {
+                for (LockingStrategy strategy : step.strategies()) {
+                    rerun.add(forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
+                            step.hasStrategy() ? strategy.name() : "-"));
+                }
+            }
+        }
+        try {
+            List<String> kept = new ArrayList<>();
+            for (String line : Files.readAllLines(tally)) {
+                JsonNode l = Json.readLine(line);
+                String key = forkKey(BenchResults.shortName(l.path("benchmark").asText()), l.path("mode").asText(),
+                        l.path("threads").asInt(), l.path("params").path("storage").asText(),
+                        l.path("params").path("strategy").asText("-"));
+                if (!rerun.contains(key)) {
+                    kept.add(line);
+                }
+            }
+            Files.write(tally, kept);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not rewrite " + tally, e);
+        }
     }
 
     /**
@@ -111,13 +222,26 @@ final class BenchRun {
      * run; its exception is in {@code jmh.log} and the fork is reported here instead.
      */
     static List<String> missingForks(Profile.Step step, Collection<RunResult> results) {
+        List<BenchResults.Row> rows = new ArrayList<>();
+        for (RunResult r : results) {
+            Map<String, String> params = new java.util.TreeMap<>();
+            r.getParams().getParamsKeys().forEach(k -> params.put(k, r.getParams().getParam(k)));
+            rows.add(new BenchResults.Row(step.benchmark(), step.mode().shortLabel(), params, step.threads(), "", 0, 0,
+                    new double[0], Map.of(), null));
+        }
+        return missingForks(step, rows);
+    }
+
+    static List<String> missingForks(Profile.Step step, List<BenchResults.Row> rows) {
         List<String> missing = new ArrayList<>();
         for (Storage storage : step.storages()) {
             List<String> strategies = step.hasStrategy()
                     ? step.strategies().stream().map(LockingStrategy::name).toList() : List.of("-");
             for (String strategy : strategies) {
-                boolean found = results.stream().anyMatch(r -> storage.name().equals(r.getParams().getParam("storage"))
-                        && (!step.hasStrategy() || strategy.equals(r.getParams().getParam("strategy"))));
+                boolean found = rows.stream().anyMatch(r -> r.benchmark().equals(step.benchmark())
+                        && r.mode().equals(step.mode().shortLabel()) && r.threads() == step.threads()
+                        && storage.name().equals(r.param("storage"))
+                        && (!step.hasStrategy() || strategy.equals(r.param("strategy"))));
                 if (!found) {
                     missing.add(String.format(Locale.ROOT, "%s %s threads=%d storage=%s%s", step.benchmark(),
                             step.mode().shortLabel(), step.threads(), storage, step.hasStrategy() ? " strategy=" + strategy : ""));
@@ -127,13 +251,16 @@ final class BenchRun {
         return missing;
     }
 
-    private static void writeJson(Path folder, List<RunResult> results) {
-        Path file = folder.resolve(BenchResults.JMH_JSON);
-        try (PrintStream json = new PrintStream(file.toFile(), StandardCharsets.UTF_8)) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, json).writeOut(results);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not write " + file, e);
+    private static void writeJson(Path file, ArrayNode earlier, List<RunResult> results) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, out).writeOut(results);
         }
+        ArrayNode all = earlier.deepCopy();
+        if (!results.isEmpty()) {
+            all.addAll((ArrayNode) Json.readLine(bytes.toString(StandardCharsets.UTF_8)));
+        }
+        Json.writeFile(file, all);
     }
 
     /**

@@ -134,6 +134,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps);
     }
 
+    /** This profile's settings with other steps. */
+    Profile withSteps(List<Step> steps) {
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps);
+    }
+
     /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
     Profile filter(Predicate<Step> step, Predicate<Storage> storage, Predicate<LockingStrategy> strategy) {
         List<Step> kept = new ArrayList<>();

@@ -56,9 +56,13 @@ public enum Storage {
      * the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
      */
     public Connection connect(Path file) throws SQLException {
-        StoreOptions options = options();
+        return connect(file, BUSY_TIMEOUT);
+    }
+
+    /** As {@link #connect(Path)} with another busy timeout: setup work that is not measured waits longer. */
+    Connection connect(Path file, Duration busyTimeout) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
-        config.setBusyTimeout((int) options.busyTimeout().toMillis());
+        config.setBusyTimeout((int) busyTimeout.toMillis());
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(journalMode.name()));
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
         return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());

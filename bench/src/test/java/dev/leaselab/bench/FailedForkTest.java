@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A fork that throws must cost that fork, not the run: the smoke profile runs with every store's
  * setup broken ({@link FailingSetup}), so the floor (plain JDBC, no store) still runs and both
  * claim forks fail. The run must keep the floor's result, name the two failed forks in the
- * console, {@code environment.json} and the report, and exit with an error.
+ * console, {@code environment.json} and the report, and exit with an error. Resuming the run with
+ * the store repaired must then run exactly the two failed forks and keep the floor's result.
  */
 class FailedForkTest {
 
@@ -51,5 +52,30 @@ class FailedForkTest {
         assertTrue(console.contains("2 of 3 forks failed"), console);
         assertTrue(Files.readString(run.resolve("report.md")).contains("## Failed forks"));
         assertTrue(Files.readString(run.resolve("jmh.log")).contains(FailingSetup.MESSAGE), "the exception is logged");
+        double floorScore = rows.get(0).score();
+
+        ByteArrayOutputStream again = new ByteArrayOutputStream();
+        int resumed = BenchMain.execute(new PrintStream(again, true, StandardCharsets.UTF_8),
+                "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "broken", "--resume");
+        String resumeConsole = again.toString(StandardCharsets.UTF_8);
+        assertEquals(0, resumed, resumeConsole);
+        assertTrue(resumeConsole.contains("2 forks without a result yet"), resumeConsole);
+        List<BenchResults.Row> all = BenchResults.load(run);
+        assertEquals(3, all.size(), all.toString());
+        assertEquals(floorScore, all.stream().filter(r -> r.benchmark().equals(Profile.FLOOR)).findFirst().orElseThrow().score(),
+                "the floor was not run again");
+        all.forEach(r -> assertTrue(r.tally() != null && r.tally().won() > 0, r.key()));
+        JsonNode env = Json.read(run.resolve("environment.json"));
+        assertEquals(0, env.path("failedForks").size(), env.toString());
+        assertEquals(1, env.path("resumed").size(), env.toString());
+        assertEquals(2, env.path("resumed").get(0).path("forks").asInt());
+        assertTrue(Files.readString(run.resolve("report.md")).contains("## ClaimBenchmark.hotJob"));
+    }
+
+    @Test
+    void resumeNeedsARunFolderOfTheSameProfile() {
+        int code = BenchMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "nothing-here", "--resume");
+        assertEquals(BenchMain.ERROR, code);
     }
 }

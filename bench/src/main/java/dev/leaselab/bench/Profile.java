@@ -85,7 +85,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     static Profile named(String name) {
         List<Storage> all = List.of(Storage.values());
         List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
-        List<LockingStrategy> strategies = List.of(LockingStrategy.values());
+        List<LockingStrategy> strategies = LockingStrategy.of(LockingStrategy.Engine.SQLITE);
         List<Step> steps = new ArrayList<>();
         switch (name) {
             case "quick" -> {
@@ -115,7 +115,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps);
             }
             case "smoke" -> {
-                List<LockingStrategy> one = List.of(LockingStrategy.values()[0]);
+                List<LockingStrategy> one = List.of(LockingStrategy.of(LockingStrategy.Engine.SQLITE).get(0));
                 steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, one));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, one));
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, one));
@@ -189,7 +189,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("warmupMillis", warmupMillis);
         m.put("measurementIterations", measurementIterations);
         m.put("measurementMillis", measurementMillis);
-        m.put("strategies", Arrays.stream(LockingStrategy.values()).map(Enum::name).toList());
+        m.put("strategies", LockingStrategy.of(LockingStrategy.Engine.SQLITE).stream().map(Enum::name).toList());
         m.put("storages", Arrays.stream(Storage.values()).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());

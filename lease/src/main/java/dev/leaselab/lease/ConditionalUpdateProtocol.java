@@ -6,7 +6,9 @@ import java.util.OptionalLong;
 /**
  * One autocommit statement per operation, with the rule in its {@code WHERE} clause: SQLite
  * evaluates the rule and writes the effect under its write lock, so nothing can come between the
- * check and the write.
+ * check and the write. PostgreSQL (READ COMMITTED) locks the row before it writes, and a statement
+ * that had to wait for another writer's lock evaluates the {@code WHERE} again on the row as that
+ * writer committed it: the same compare-and-set.
  */
 final class ConditionalUpdateProtocol implements WriteProtocol {
 

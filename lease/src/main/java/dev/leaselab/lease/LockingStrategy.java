@@ -1,5 +1,7 @@
 package dev.leaselab.lease;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -9,6 +11,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>This enum is the one list that the contract tests, the stress suite and the benchmarks
  * iterate: a new strategy is tested, raced and measured by adding a constant here.
  * {@code results/README.md} lists the SQL statements each strategy runs per operation.
+ *
+ * <p>Each constant belongs to one {@link Engine}: the SQLite constants open with
+ * {@link SqliteLeaseStore}, the {@code PG_} constants with {@link PostgresLeaseStore}. Code that can
+ * only run one engine picks its constants with {@link #of(Engine)}.
  */
 public enum LockingStrategy {
 
@@ -16,7 +22,7 @@ public enum LockingStrategy {
      * The seed design: {@code BEGIN IMMEDIATE}, read the row, decide in the store, write,
      * {@code COMMIT}. The write lock is taken before the read, so no other writer can slip in.
      */
-    IMMEDIATE {
+    IMMEDIATE(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, "BEGIN IMMEDIATE", null, false, options.busyTimeout());
@@ -24,7 +30,7 @@ public enum LockingStrategy {
     },
 
     /** As {@link #IMMEDIATE} under {@code BEGIN EXCLUSIVE}, which also shuts out readers outside WAL mode. */
-    EXCLUSIVE {
+    EXCLUSIVE(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, "BEGIN EXCLUSIVE", null, false, options.busyTimeout());
@@ -36,7 +42,7 @@ public enum LockingStrategy {
      * ({@code UPDATE ... WHERE id = ? AND until <= ? RETURNING fence}): a compare-and-set that
      * SQLite applies under its own write lock.
      */
-    CONDITIONAL_UPDATE {
+    CONDITIONAL_UPDATE(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new ConditionalUpdateProtocol(sql);
@@ -48,7 +54,7 @@ public enum LockingStrategy {
      * in the JVM instead of in SQLite's sleeping busy handler; each write still runs in
      * {@code BEGIN IMMEDIATE}, so other stores and other processes on the same file stay safe.
      */
-    SERIALIZED {
+    SERIALIZED(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, "BEGIN IMMEDIATE", new ReentrantLock(true), false,
@@ -62,7 +68,7 @@ public enum LockingStrategy {
      * transaction is rolled back and retried with bounded, jittered backoff until the busy timeout
      * runs out; then the operation fails with a {@link LeaseStoreException}.
      */
-    DEFERRED_RETRY {
+    DEFERRED_RETRY(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, "BEGIN DEFERRED", null, true, options.busyTimeout());
@@ -76,13 +82,99 @@ public enum LockingStrategy {
      * statement of {@link #CONDITIONAL_UPDATE}; a batch that fails is rolled back whole and every
      * write in it fails.
      */
-    GROUP_COMMIT {
+    GROUP_COMMIT(Engine.SQLITE) {
         @Override
         WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
             return new GroupCommitProtocol(sql);
         }
+    },
+
+    /**
+     * PostgreSQL, lock the row: {@code BEGIN}; {@code SELECT (rule) FROM jobs WHERE id = ? FOR UPDATE};
+     * if the rule holds, {@code UPDATE jobs SET effect WHERE id = ? [RETURNING fence]};
+     * {@code COMMIT}. The row lock is taken before the rule is read, and a writer that had to wait
+     * for it reads the row as the previous holder committed it.
+     */
+    PG_ROW_LOCK(Engine.POSTGRESQL) {
+        @Override
+        WriteProtocol postgresProtocol(LeaseSql sql) {
+            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ROW);
+        }
+    },
+
+    /**
+     * PostgreSQL, compare-and-set: one {@code UPDATE jobs SET effect WHERE id = ? AND (rule)
+     * [RETURNING fence]} in autocommit. Under READ COMMITTED an {@code UPDATE} that waited for
+     * another writer's row lock evaluates its {@code WHERE} again on the row that writer committed,
+     * so of two racing claims only the first matches.
+     */
+    PG_CONDITIONAL_UPDATE(Engine.POSTGRESQL) {
+        @Override
+        WriteProtocol postgresProtocol(LeaseSql sql) {
+            return new ConditionalUpdateProtocol(sql);
+        }
+    },
+
+    /**
+     * PostgreSQL, advisory lock: {@code BEGIN}; {@code SELECT pg_advisory_xact_lock(key)} with a
+     * 64-bit key hashed from the job id; read and check the rule; write the effect; {@code COMMIT}.
+     * The lock serialises only writers that take it: every store on one database must use this
+     * strategy, because a writer of another strategy does not wait for it, and this strategy's
+     * plain write would then overwrite what the other one wrote between this read and this write.
+     */
+    PG_ADVISORY_LOCK(Engine.POSTGRESQL) {
+        @Override
+        WriteProtocol postgresProtocol(LeaseSql sql) {
+            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ADVISORY);
+        }
     };
 
-    /** Creates the protocol that carries out this strategy's writes for one store. */
-    abstract WriteProtocol protocol(LeaseSql sql, StoreOptions options);
+    /** The database a strategy runs on. */
+    public enum Engine {
+        /** One SQLite file, opened with {@link SqliteLeaseStore}. */
+        SQLITE,
+        /** A PostgreSQL database, opened with {@link PostgresLeaseStore}. */
+        POSTGRESQL
+    }
+
+    private final Engine engine;
+
+    LockingStrategy(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** The database this strategy runs on. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The strategies of one engine, in declaration order. */
+    public static List<LockingStrategy> of(Engine engine) {
+        return Arrays.stream(values()).filter(s -> s.engine == engine).toList();
+    }
+
+    /**
+     * Checks that a store of {@code engine} can run this strategy.
+     *
+     * @throws IllegalArgumentException naming the argument {@code strategy} and its engine
+     */
+    void requireEngine(Engine engine) {
+        if (this.engine != engine) {
+            String store = this.engine == Engine.SQLITE ? "SqliteLeaseStore" : "PostgresLeaseStore";
+            throw new IllegalArgumentException("strategy " + name() + " belongs to " + this.engine
+                    + ", not to " + engine + ": open it with " + store);
+        }
+    }
+
+    /** Creates the protocol that carries out this SQLite strategy's writes for one store. */
+    WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
+        requireEngine(Engine.SQLITE);
+        throw new AssertionError(name() + " has no SQLite protocol");
+    }
+
+    /** Creates the protocol that carries out this PostgreSQL strategy's writes for one store. */
+    WriteProtocol postgresProtocol(LeaseSql sql) {
+        requireEngine(Engine.POSTGRESQL);
+        throw new AssertionError(name() + " has no PostgreSQL protocol");
+    }
 }

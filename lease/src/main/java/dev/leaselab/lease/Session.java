@@ -9,32 +9,55 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * One SQLite connection with its prepared statements, used by one thread at a time (the pool
- * lends it out). Statements are prepared once per connection and kept, because preparing costs
- * about as much as running the small statements of this store.
+ * One connection with its prepared statements, used by one thread at a time (a pool lends it out).
+ *
+ * <p>On SQLite, statements are prepared once per connection and kept, because preparing costs about
+ * as much as running the small statements of this store, and the statements keep SQLite's numbered
+ * parameters. On PostgreSQL a session lives for one borrowed connection of the pool (HikariCP closes
+ * a connection's statements when it goes back; PgJDBC keeps the server-side prepared statements
+ * itself), and every statement is first translated by {@link PositionalSql}.
  */
 final class Session implements AutoCloseable {
 
     /** SQLite's primary result code for "the database is locked". */
     private static final int SQLITE_BUSY = 5;
 
+    /** How the numbered parameters of {@link LeaseSql} reach the driver. */
+    enum Parameters {
+        /** The driver reads {@code ?N} itself (SQLite). */
+        NUMBERED,
+        /** The driver only knows {@code ?} (PgJDBC): statements go through {@link PositionalSql}. */
+        POSITIONAL
+    }
+
     private final Connection connection;
+    private final Parameters parameters;
     private final Map<String, Prepared> statements = new HashMap<>();
     private boolean broken;
 
-    private record Prepared(PreparedStatement statement, int parameterCount) {}
+    /**
+     * @param arguments for each placeholder of the statement, in order, the index of the
+     *     operation's argument that goes there
+     */
+    private record Prepared(PreparedStatement statement, int[] arguments) {}
 
+    /** A SQLite session: numbered parameters. */
     Session(Connection connection) {
+        this(connection, Parameters.NUMBERED);
+    }
+
+    Session(Connection connection, Parameters parameters) {
         this.connection = connection;
+        this.parameters = parameters;
     }
 
     Connection connection() {
         return connection;
     }
 
-    /** Runs a statement with no result, such as {@code BEGIN IMMEDIATE} or a pragma. */
-    void execute(String sql) throws SQLException {
-        prepare(sql).statement().execute();
+    /** Runs a statement, such as {@code BEGIN IMMEDIATE}, a pragma or a lock function, and ignores its result. */
+    void execute(String sql, Object... parameters) throws SQLException {
+        bind(sql, parameters).execute();
     }
 
     /** Runs an {@code INSERT}, {@code UPDATE} or {@code DELETE}; returns the number of rows changed. */
@@ -57,6 +80,13 @@ final class Session implements AutoCloseable {
     OptionalLong firstLong(String sql, Object... parameters) throws SQLException {
         try (ResultSet rows = bind(sql, parameters).executeQuery()) {
             return rows.next() ? OptionalLong.of(rows.getLong(1)) : OptionalLong.empty();
+        }
+    }
+
+    /** Runs a query and reads the first column of its first row as a boolean; false when there is no row. */
+    boolean firstBoolean(String sql, Object... parameters) throws SQLException {
+        try (ResultSet rows = bind(sql, parameters).executeQuery()) {
+            return rows.next() && rows.getBoolean(1);
         }
     }
 
@@ -88,14 +118,45 @@ final class Session implements AutoCloseable {
         return (e.getErrorCode() & 0xFF) == SQLITE_BUSY;
     }
 
-    private PreparedStatement bind(String sql, Object[] parameters) throws SQLException {
+    /**
+     * Opens a transaction through JDBC rather than with a {@code BEGIN} statement: PgJDBC then sends
+     * {@code BEGIN} together with the first statement, which saves a round trip, and the pool
+     * knows that a transaction may be open.
+     */
+    void beginTransaction() throws SQLException {
+        connection.setAutoCommit(false);
+    }
+
+    /** Commits the transaction of {@link #beginTransaction()} and goes back to autocommit. */
+    void commitTransaction() throws SQLException {
+        connection.commit();
+        connection.setAutoCommit(true);
+    }
+
+    /**
+     * Ends a transaction of {@link #beginTransaction()} that failed. If even the rollback fails
+     * (the server is gone, the backend was terminated), the connection is marked unusable, so the
+     * pool drops it instead of lending out a connection in an unknown state.
+     */
+    void rollbackTransactionQuietly() {
+        try {
+            connection.rollback();
+            connection.setAutoCommit(true);
+        } catch (SQLException e) {
+            broken = true;
+        }
+    }
+
+    private PreparedStatement bind(String sql, Object[] arguments) throws SQLException {
         Prepared prepared = prepare(sql);
         PreparedStatement statement = prepared.statement();
-        // Fragments may leave out some of an operation's numbered parameters; SQLite only knows
-        // the slots up to the highest number that the statement uses.
-        int count = Math.min(prepared.parameterCount(), parameters.length);
-        for (int i = 0; i < count; i++) {
-            statement.setObject(i + 1, parameters[i]);
+        int[] order = prepared.arguments();
+        for (int i = 0; i < order.length; i++) {
+            if (order[i] >= arguments.length) {
+                throw new SQLException("the statement uses ?" + (order[i] + 1) + " but the operation has "
+                        + arguments.length + " parameters: " + sql);
+            }
+            statement.setObject(i + 1, arguments[order[i]]);
         }
         return statement;
     }
@@ -103,11 +164,32 @@ final class Session implements AutoCloseable {
     private Prepared prepare(String sql) throws SQLException {
         Prepared prepared = statements.get(sql);
         if (prepared == null) {
-            PreparedStatement statement = connection.prepareStatement(sql);
-            prepared = new Prepared(statement, statement.getParameterMetaData().getParameterCount());
+            prepared = parameters == Parameters.NUMBERED ? prepareNumbered(sql) : preparePositional(sql);
             statements.put(sql, prepared);
         }
         return prepared;
+    }
+
+    private Prepared prepareNumbered(String sql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        // Fragments may leave out some of an operation's numbered parameters; SQLite only knows
+        // the slots up to the highest number that the statement uses, and slot N takes argument N.
+        int count = statement.getParameterMetaData().getParameterCount();
+        int[] arguments = new int[count];
+        for (int i = 0; i < count; i++) {
+            arguments[i] = i;
+        }
+        return new Prepared(statement, arguments);
+    }
+
+    private Prepared preparePositional(String sql) throws SQLException {
+        PositionalSql positional;
+        try {
+            positional = PositionalSql.of(sql);
+        } catch (IllegalArgumentException e) {
+            throw new SQLException(e.getMessage(), e);
+        }
+        return new Prepared(connection.prepareStatement(positional.sql()), positional.arguments());
     }
 
     @Override

@@ -1,10 +1,14 @@
 /**
- * The lease store: {@link dev.leaselab.lease.LeaseStore} and its SQLite implementation
- * {@link dev.leaselab.lease.SqliteLeaseStore}, with the {@link dev.leaselab.lease.LockingStrategy}
- * constants that tests, stress runs and benchmarks iterate. The contract is {@code shared/SPEC.md};
- * the schema is {@code schema.sql} in this package's resources.
+ * The lease store: {@link dev.leaselab.lease.LeaseStore} and its two implementations,
+ * {@link dev.leaselab.lease.SqliteLeaseStore} on one SQLite file and
+ * {@link dev.leaselab.lease.PostgresLeaseStore} on a PostgreSQL database, with the
+ * {@link dev.leaselab.lease.LockingStrategy} constants that tests, stress runs and benchmarks
+ * iterate (each belongs to one {@link dev.leaselab.lease.LockingStrategy.Engine}). The contract is
+ * {@code shared/SPEC.md}; the schemas are {@code schema.sql} and {@code postgres-schema.sql} in this
+ * package's resources.
  *
- * <p>Everything else here is package-private: the SQL of the contract ({@code LeaseSql}), the
- * write protocols of the strategies and the connection pool.
+ * <p>Everything else here is package-private: the SQL of the contract ({@code LeaseSql}), shared by
+ * both engines, the operations and argument checks both stores share ({@code JdbcLeaseStore}), the
+ * write protocols of the strategies and the SQLite connection pool.
  */
 package dev.leaselab.lease;

@@ -15,6 +15,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -27,10 +28,13 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
 /**
- * The kill matrix: the contract suite runs against every {@link BrokenStore} and must fail for
- * each one. A variant that survives means the suite has a hole, and fails the build. The matrix
- * (variant, then the tests that caught it and for which strategies) is printed and written to
- * {@code target/kill-matrix.md}.
+ * The kill matrix: the contract suite runs against every {@link BrokenStore} (SQLite) and every
+ * {@link BrokenPostgresStore} and must fail for each one. A variant that survives means the suite
+ * has a hole, and fails the build. The matrix (variant, then the tests that caught it and for which
+ * strategies) is printed and written to {@code target/kill-matrix.md}.
+ *
+ * <p>A run of a variant tests only the strategies of the variant's engine; the others are aborted,
+ * so the SQLite rows never touch the PostgreSQL server.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class KillMatrixTest {
@@ -38,22 +42,40 @@ class KillMatrixTest {
     private static final List<Class<?>> CONTRACT_SUITE = List.of(LeaseContractTest.class, LeaseStoreErrorsTest.class);
 
     private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
+    private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
+            Collections.synchronizedMap(new EnumMap<>(BrokenPostgresStore.class));
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(BrokenStore.class)
     void theContractSuiteCatchesTheBrokenStore(BrokenStore broken) {
+        SortedMap<String, SortedSet<String>> caughtBy = runSuiteAgainst(StoreUnderTest.BROKEN_STORE, broken.name());
+        MATRIX.put(broken, caughtBy);
+        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(BrokenPostgresStore.class)
+    void theContractSuiteCatchesTheBrokenPostgresStore(BrokenPostgresStore broken) {
+        // Make sure of the server first: inside the suite, a missing server would fail every test
+        // and so "catch" any variant.
+        PostgresServer.get();
+        SortedMap<String, SortedSet<String>> caughtBy = runSuiteAgainst(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name());
+        POSTGRES_MATRIX.put(broken, caughtBy);
+        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+    }
+
+    /** Runs the contract suite with the variant; returns the failed tests, each with its failed cases. */
+    private static SortedMap<String, SortedSet<String>> runSuiteAgainst(String parameter, String variant) {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                .configurationParameter(StoreUnderTest.BROKEN_STORE, broken.name())
+                .configurationParameter(parameter, variant)
                 .selectors(CONTRACT_SUITE.stream().map(test -> selectClass(test)).toArray(org.junit.platform.engine.DiscoverySelector[]::new))
                 .execute();
 
         SortedMap<String, SortedSet<String>> caughtBy = new TreeMap<>();
         results.testEvents().failed().stream().map(Event::getTestDescriptor).forEach(test ->
                 caughtBy.computeIfAbsent(testName(test), k -> new TreeSet<>()).add(test.getDisplayName()));
-        MATRIX.put(broken, caughtBy);
-
         assertEquals(0, results.containerEvents().failed().count(), "the suite itself broke: " + results.containerEvents().failed().list());
-        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+        return caughtBy;
     }
 
     private static String testName(TestDescriptor test) {
@@ -69,24 +91,36 @@ class KillMatrixTest {
     @AfterAll
     static void printMatrix() throws IOException {
         StringBuilder out = new StringBuilder("# Kill matrix\n\n")
-                .append("Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n")
-                .append("| variant | from | caught | tests that caught it |\n|---|---|---|---|\n");
-        int caught = 0;
-        for (Map.Entry<BrokenStore, SortedMap<String, SortedSet<String>>> row : new EnumMap<>(MATRIX).entrySet()) {
-            boolean isCaught = !row.getValue().isEmpty();
-            caught += isCaught ? 1 : 0;
-            StringBuilder tests = new StringBuilder();
-            row.getValue().forEach((test, cases) -> tests.append(tests.length() == 0 ? "" : "<br>")
-                    .append(test).append(" (").append(summarise(cases)).append(")"));
-            out.append("| ").append(row.getKey()).append(" | ").append(row.getKey().origin()).append(" | ").append(isCaught ? "yes" : "**SURVIVED**")
-                    .append(" | ").append(tests).append(" |\n");
+                .append("Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n");
+        table(out, "SQLite variants", new EnumMap<>(MATRIX), BrokenStore::origin);
+        out.append("\n");
+        if (POSTGRES_MATRIX.isEmpty()) {
+            out.append("## PostgreSQL variants\n\nNot run: no PostgreSQL server (see the skipped tests).\n");
+        } else {
+            table(out, "PostgreSQL variants", new EnumMap<>(POSTGRES_MATRIX), BrokenPostgresStore::origin);
         }
-        out.append("\n").append(caught).append(" of ").append(MATRIX.size()).append(" variants caught.\n");
         System.out.println(out);
         Path target = Path.of("target");
         if (Files.isDirectory(target)) {
             Files.writeString(target.resolve("kill-matrix.md"), out);
         }
+    }
+
+    private static <V extends Enum<V>> void table(StringBuilder out, String title,
+            Map<V, SortedMap<String, SortedSet<String>>> rows, Function<V, String> origin) {
+        out.append("## ").append(title).append("\n\n")
+                .append("| variant | from | caught | tests that caught it |\n|---|---|---|---|\n");
+        int caught = 0;
+        for (Map.Entry<V, SortedMap<String, SortedSet<String>>> row : rows.entrySet()) {
+            boolean isCaught = !row.getValue().isEmpty();
+            caught += isCaught ? 1 : 0;
+            StringBuilder tests = new StringBuilder();
+            row.getValue().forEach((test, cases) -> tests.append(tests.length() == 0 ? "" : "<br>")
+                    .append(test).append(" (").append(summarise(cases)).append(")"));
+            out.append("| ").append(row.getKey()).append(" | ").append(origin.apply(row.getKey())).append(" | ")
+                    .append(isCaught ? "yes" : "**SURVIVED**").append(" | ").append(tests).append(" |\n");
+        }
+        out.append("\n").append(caught).append(" of ").append(rows.size()).append(" ").append(title).append(" caught.\n");
     }
 
     /** Names the failed cases briefly: the strategies for parameterised tests, else the count. */

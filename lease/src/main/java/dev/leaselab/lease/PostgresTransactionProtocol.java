@@ -1,0 +1,114 @@
+package dev.leaselab.lease;
+
+import java.sql.SQLException;
+import java.util.OptionalLong;
+
+/**
+ * Lock, check, write, all inside one PostgreSQL transaction under READ COMMITTED. What makes the
+ * check and the write one step is the lock taken first: the job's row lock
+ * ({@code SELECT ... FOR UPDATE}) or the job's advisory lock ({@code pg_advisory_xact_lock}). Both
+ * are held until the commit, and both are released only after the commit is visible, so the next
+ * holder's check reads what the previous holder wrote.
+ *
+ * <p>{@code enqueue} needs no lock: {@code INSERT ... ON CONFLICT DO NOTHING} on the primary key is
+ * atomic by itself, so it runs in autocommit.
+ */
+final class PostgresTransactionProtocol implements WriteProtocol {
+
+    /** What the transaction locks before it checks the rule. */
+    enum Lock {
+        /** The job's row, with {@code SELECT (rule) ... FOR UPDATE}. */
+        ROW,
+        /** The job's advisory lock; the check is then a plain read. */
+        ADVISORY,
+        /**
+         * Nothing: a plain read, then the write. This is the check-then-act race, for negative
+         * controls in test code only; no {@link LockingStrategy} uses it.
+         */
+        NONE
+    }
+
+    private final Lock lock;
+    private final String enqueue;
+    private final String advisoryLock;
+    private final String claimCheck;
+    private final String claimWrite;
+    private final String renewCheck;
+    private final String renewWrite;
+    private final String completeCheck;
+    private final String completeWrite;
+    private final String releaseCheck;
+    private final String releaseWrite;
+
+    PostgresTransactionProtocol(LeaseSql sql, Lock lock) {
+        this.lock = lock;
+        this.enqueue = sql.enqueue();
+        this.advisoryLock = LeaseSql.advisoryLock();
+        this.claimCheck = check(sql.claimable());
+        this.claimWrite = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
+        this.renewCheck = check(sql.renewable());
+        this.renewWrite = LeaseSql.write(sql.renewEffect());
+        this.completeCheck = check(sql.completable());
+        this.completeWrite = LeaseSql.write(sql.completeEffect());
+        this.releaseCheck = check(sql.releasable());
+        this.releaseWrite = LeaseSql.write(sql.releaseEffect());
+    }
+
+    private String check(String rule) {
+        return lock == Lock.ROW ? LeaseSql.lockAndCheck(rule) : LeaseSql.check(rule);
+    }
+
+    @Override
+    public boolean enqueue(Session s, String id) throws SQLException {
+        return s.update(enqueue, id) == 1;
+    }
+
+    @Override
+    public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
+        return inTransaction(s, id, () -> allowed(s, claimCheck, id, owner, now, until)
+                ? s.firstLong(claimWrite, id, owner, now, until)
+                : OptionalLong.empty());
+    }
+
+    @Override
+    public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
+        return inTransaction(s, id, () -> allowed(s, renewCheck, id, owner, fence, now, until)
+                && s.update(renewWrite, id, owner, fence, now, until) == 1);
+    }
+
+    @Override
+    public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
+        return inTransaction(s, id, () -> allowed(s, completeCheck, id, owner, fence, now, result)
+                && s.update(completeWrite, id, owner, fence, now, result) == 1);
+    }
+
+    @Override
+    public boolean release(Session s, String id, String owner, long fence) throws SQLException {
+        return inTransaction(s, id, () -> allowed(s, releaseCheck, id, owner, fence)
+                && s.update(releaseWrite, id, owner, fence) == 1);
+    }
+
+    /** Runs the check: the row lock's check answers true or false, the plain one finds a row or not. */
+    private boolean allowed(Session s, String check, Object... arguments) throws SQLException {
+        return lock == Lock.ROW ? s.firstBoolean(check, arguments) : s.exists(check, arguments);
+    }
+
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> T inTransaction(Session s, String id, Work<T> work) throws SQLException {
+        s.beginTransaction();
+        try {
+            if (lock == Lock.ADVISORY) {
+                s.execute(advisoryLock, id);
+            }
+            T result = work.run();
+            s.commitTransaction();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            s.rollbackTransactionQuietly();
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+CREATE TABLE IF NOT EXISTS jobs (
+    id     TEXT PRIMARY KEY,
+    owner  TEXT,
+    until  DOUBLE PRECISION NOT NULL DEFAULT 0,
+    fence  BIGINT NOT NULL DEFAULT 0,
+    result TEXT,
+    done   INTEGER NOT NULL DEFAULT 0
+)

@@ -1,0 +1,61 @@
+package dev.leaselab.lease;
+
+/**
+ * Wrong versions of {@link PostgresLeaseStore}, each with one change that keeps the happy path
+ * working: the negative controls of the contract tests on PostgreSQL. Like {@link BrokenStore},
+ * each is built from the shipped store by replacing one SQL fragment or the write protocol, and
+ * lives in test code only. The kill matrix ({@link KillMatrixTest}) requires the contract suite to
+ * fail for each of them on every PostgreSQL strategy.
+ */
+public enum BrokenPostgresStore {
+
+    /**
+     * SPEC 8 on PostgreSQL: check-then-act. Every write checks the rule with a plain
+     * {@code SELECT} in its transaction, without {@code FOR UPDATE} or an advisory lock, and then
+     * writes unconditionally. Under READ COMMITTED two claimants both read the lease as expired,
+     * the second one's {@code UPDATE} waits for the first one's row lock and then overwrites its
+     * claim: two winners, two fences.
+     */
+    CHECK_THEN_ACT_WITHOUT_LOCK("SPEC 8") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
+            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.NONE);
+        }
+    },
+
+    /**
+     * A stale writer's complete: neither owner nor fence is checked. The rule fragment is the very
+     * one of {@link BrokenStore#COMPLETE_WITHOUT_FENCE_CHECK}, since both engines share the rules.
+     */
+    COMPLETE_WITHOUT_FENCE_CHECK("added here (shared with SQLite)") {
+        @Override
+        LeaseSql sql() {
+            return BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK.sql();
+        }
+    };
+
+    private final String origin;
+
+    BrokenPostgresStore(String origin) {
+        this.origin = origin;
+    }
+
+    /** Where this variant comes from: the numbered list in SPEC.md, or added by this project. */
+    public String origin() {
+        return origin;
+    }
+
+    /** Opens this broken variant of the store on the database of {@code jdbcUrl}. */
+    public LeaseStore open(String jdbcUrl, LockingStrategy strategy, PostgresOptions options) {
+        LeaseSql sql = sql();
+        return new PostgresLeaseStore(jdbcUrl, strategy, options, sql, protocol(strategy, sql));
+    }
+
+    LeaseSql sql() {
+        return LeaseSql.CONTRACT;
+    }
+
+    WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
+        return strategy.postgresProtocol(sql);
+    }
+}

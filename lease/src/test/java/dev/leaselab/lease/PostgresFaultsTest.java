@@ -1,0 +1,326 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What a PostgreSQL server does to a store that a SQLite file cannot: it is unreachable, it holds a
+ * row past the statement timeout, it terminates a connection, it restarts. Each failure must be a
+ * {@link LeaseStoreException} (never a {@code false}), leave every committed job as it was, and
+ * leave the store working once the cause is gone.
+ *
+ * <p>Bad numbers, nulls and a closed store are checked for the PostgreSQL strategies too, by
+ * {@link LeaseStoreErrorsTest}, which runs those tests for every strategy of both engines.
+ */
+class PostgresFaultsTest {
+
+    private static final double TTL = 30;
+
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+
+    static List<LockingStrategy> postgresStrategies() {
+        return LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL);
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closeLater(T resource) {
+        cleanup.add(resource);
+        return resource;
+    }
+
+    private TestDatabase.PostgresSchema database() {
+        TestDatabase.PostgresSchema db = PostgresServer.get().createSchema();
+        cleanup.add(db::drop);
+        return db;
+    }
+
+    /** A store with a held job "j" (A, fence 1, until 130) and a done job "d". */
+    private LeaseStore seeded(String url, LockingStrategy strategy, PostgresOptions options) {
+        LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy, options));
+        store.enqueue("j");
+        assertEquals(OptionalLong.of(1), store.claim("j", "A", 100, TTL));
+        store.enqueue("d");
+        long fence = store.claim("d", "A", 100, TTL).orElseThrow();
+        assertTrue(store.complete("d", "A", fence, 101, "kept"));
+        return store;
+    }
+
+    // ---- an unreachable server, a wrong URL ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("postgresStrategies")
+    void anUnreachableServerIsAFailureThatNamesTheUrlButNotThePassword(LockingStrategy strategy) throws IOException {
+        String url = "jdbc:postgresql://127.0.0.1:" + closedPort() + "/jobs?user=app&password=secret";
+        LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> PostgresLeaseStore.open(url,
+                strategy, PostgresOptions.defaults().withConnectTimeout(Duration.ofMillis(250))));
+        assertTrue(e.getMessage().startsWith("open failed on jdbc:postgresql://127.0.0.1:"), e.getMessage());
+        assertTrue(e.getMessage().contains("password=***"), e.getMessage());
+        assertFalse(e.getMessage().contains("secret"), e.getMessage());
+        assertInstanceOf(SQLException.class, e.getCause());
+    }
+
+    @Test
+    void aUrlOfAnotherDatabaseIsRejectedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresLeaseStore.open("jdbc:sqlite:/tmp/jobs.db", LockingStrategy.PG_ROW_LOCK));
+        assertTrue(e.getMessage().startsWith("jdbcUrl must start with jdbc:postgresql:"), e.getMessage());
+        assertEquals("jdbcUrl", assertThrows(NullPointerException.class,
+                () -> PostgresLeaseStore.open(null, LockingStrategy.PG_ROW_LOCK)).getMessage());
+        assertEquals("strategy", assertThrows(NullPointerException.class,
+                () -> PostgresLeaseStore.open("jdbc:postgresql://127.0.0.1:1/none", null)).getMessage());
+    }
+
+    @Test
+    void optionsRejectNonsense() {
+        PostgresOptions defaults = PostgresOptions.defaults();
+        assertEquals(new PostgresOptions(16, Duration.ofSeconds(5), Duration.ofSeconds(5)), defaults);
+        assertEquals("poolSize must be at least 1: 0",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withPoolSize(0)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ZERO))
+                .getMessage().startsWith("statementTimeout "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withConnectTimeout(Duration.ofMillis(100)))
+                .getMessage().startsWith("connectTimeout "));
+        assertEquals("statementTimeout", assertThrows(NullPointerException.class, () -> defaults.withStatementTimeout(null)).getMessage());
+    }
+
+    // ---- a row held past the statement timeout ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("postgresStrategies")
+    void aRowLockHeldPastTheStatementTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
+        TestDatabase.PostgresSchema db = database();
+        LeaseStore store = seeded(db.url(), strategy, PostgresOptions.defaults().withStatementTimeout(Duration.ofMillis(200)));
+        List<String> before = Tables.dump(db);
+        try (Connection other = db.connect(); Statement s = other.createStatement()) {
+            other.setAutoCommit(false);
+            s.executeUpdate("UPDATE jobs SET result = 'uncommitted' WHERE id = 'j'");
+            // Every write below passes its rule, so it must reach the locked row and wait for it.
+            List<Executable> writes = List.of(
+                    () -> store.claim("j", "B", 200, TTL),
+                    () -> store.renew("j", "A", 1, 110, TTL),
+                    () -> store.complete("j", "A", 1, 110, "r"),
+                    () -> store.release("j", "A", 1),
+                    () -> store.claimMany("j", List.of("B", "C"), 200, TTL));
+            for (Executable write : writes) {
+                LeaseStoreException e = assertThrows(LeaseStoreException.class, write);
+                assertTrue(e.getMessage().contains(db.label()), e.getMessage());
+                assertInstanceOf(SQLException.class, e.getCause());
+            }
+            // Readers do not wait for writers: the store still reads the committed row.
+            assertEquals(new JobState("j", "A", 130, 1, null, false), store.state("j").orElseThrow());
+            other.rollback();
+        }
+        assertEquals(before, Tables.dump(db));
+        // Once the lock is gone the same store works again.
+        assertEquals(OptionalLong.of(2), store.claim("j", "B", 200, TTL));
+    }
+
+    // ---- a connection terminated by the server ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("postgresStrategies")
+    void aTerminatedConnectionFailsItsOperationAndTheStoreRecovers(LockingStrategy strategy) throws Exception {
+        TestDatabase.PostgresSchema db = database();
+        String application = "victim_" + db.schema();
+        LeaseStore store = seeded(db.url() + "&ApplicationName=" + application, strategy, PostgresOptions.defaults());
+        List<String> before = Tables.dump(db);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        cleanup.add(thread::shutdownNow);
+        try (Connection other = db.connect(); Statement s = other.createStatement()) {
+            other.setAutoCommit(false);
+            s.executeQuery("SELECT * FROM jobs WHERE id = 'j' FOR UPDATE").close();
+            // The claim passes its rule and then waits for the row: terminate it right there.
+            Future<OptionalLong> inFlight = thread.submit(() -> store.claim("j", "B", 200, TTL));
+            awaitLockWait(application);
+            assertTrue(terminate(application) >= 1, "no backend of the store was terminated");
+            ExecutionException e = assertThrows(ExecutionException.class, () -> inFlight.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(LeaseStoreException.class, e.getCause());
+            other.rollback();
+        }
+        assertEquals(before, Tables.dump(db));
+
+        // Terminate every connection of the store again, idle ones included. The next operations
+        // may meet a dead connection; each of them must fail with an exception or succeed.
+        terminate(application);
+        Optional<JobState> seen = Optional.empty();
+        for (int attempt = 0; attempt <= PostgresOptions.defaults().poolSize() && seen.isEmpty(); attempt++) {
+            try {
+                seen = store.state("j");
+                assertTrue(seen.isPresent(), "a state that succeeds must find the job");
+            } catch (LeaseStoreException expected) {
+                assertNotNull(expected.getCause());
+            }
+        }
+        assertEquals(Optional.of(new JobState("j", "A", 130, 1, null, false)), seen);
+        // From now on everything works, and nothing committed was lost.
+        assertEquals(OptionalLong.of(2), store.claim("j", "B", 200, TTL));
+        assertTrue(store.complete("j", "B", 2, 210, "b"));
+        assertEquals(new JobState("d", "A", 130, 1, "kept", true), store.state("d").orElseThrow());
+        assertEquals(new JobState("j", "B", 230, 2, "b", true), store.state("j").orElseThrow());
+    }
+
+    /** Waits until a backend of the application waits for a lock. */
+    private static void awaitLockWait(String application) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection admin = PostgresServer.get().connect(); Statement s = admin.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rows = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
+                        + application + "' AND wait_event_type = 'Lock'")) {
+                    rows.next();
+                    if (rows.getInt(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(10);
+            }
+        }
+        throw new AssertionError("no backend of " + application + " started to wait for the row lock");
+    }
+
+    /** Terminates every backend of the application; returns how many. */
+    private static int terminate(String application) throws SQLException {
+        try (Connection admin = PostgresServer.get().connect(); Statement s = admin.createStatement();
+             ResultSet rows = s.executeQuery("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+                     + " WHERE application_name = '" + application + "'")) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    // ---- a server restart ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("postgresStrategies")
+    void aServerRestartFailsOperationsMeanwhileAndKeepsEverythingCommitted(LockingStrategy strategy) throws Exception {
+        PostgresServer server = restartableServer();
+        String url = server.url(server.createSchema().schema());
+        // A short connect timeout keeps the outage short: each operation in it waits that long.
+        LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy,
+                PostgresOptions.defaults().withConnectTimeout(Duration.ofMillis(250)).withStatementTimeout(Duration.ofSeconds(2))));
+        Map<String, JobState> committed = new LinkedHashMap<>();
+        for (int i = 0; i < 12; i++) {
+            String id = "job-" + i;
+            assertTrue(store.enqueue(id));
+            long fence = store.claim(id, "w" + i, 100, TTL).orElseThrow();
+            if (i % 3 == 0) {
+                assertTrue(store.complete(id, "w" + i, fence, 110, "result-" + i));
+                committed.put(id, new JobState(id, "w" + i, 130, fence, "result-" + i, true));
+            } else if (i % 3 == 1) {
+                assertTrue(store.release(id, "w" + i, fence));
+                long again = store.claim(id, "v" + i, 101, TTL).orElseThrow();
+                committed.put(id, new JobState(id, "v" + i, 131, again, null, false));
+            } else {
+                committed.put(id, new JobState(id, "w" + i, 130, fence, null, false));
+            }
+        }
+
+        server.stop();
+        try {
+            failsMeanwhile(store);
+        } finally {
+            server.start();
+        }
+
+        // HikariCP retried connecting during the outage with a growing backoff (up to 5 s), so the
+        // first operations after the restart may still fail; the store must recover by itself.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Optional<JobState> first = Optional.empty();
+        while (first.isEmpty()) {
+            try {
+                first = store.state("job-0");
+                assertTrue(first.isPresent(), "a state that succeeds must find the job");
+            } catch (LeaseStoreException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("the store did not recover within 30 s of the restart", e);
+                }
+                Thread.sleep(100);
+            }
+        }
+        // From now on every operation works, and every committed fence and result is there.
+        for (JobState job : committed.values()) {
+            assertEquals(Optional.of(job), store.state(job.id()));
+        }
+        assertEquals(Optional.empty(), store.state("new"));
+        assertEquals(OptionalLong.of(2), store.claim("job-2", "B", 200, TTL));
+        assertTrue(store.complete("job-2", "B", 2, 210, "after"));
+        assertFalse(store.complete("job-0", "w0", 1, 111, "again"));
+        assertTrue(store.enqueue("new"));
+        assertEquals(new JobState("job-2", "B", 230, 2, "after", true), store.state("job-2").orElseThrow());
+    }
+
+    /** Every operation while the server is down is a failure, never an answer. */
+    private static void failsMeanwhile(LeaseStore store) {
+        List<Executable> meanwhile = List.of(
+                () -> store.state("job-0"),
+                () -> store.enqueue("new"),
+                () -> store.claim("job-2", "B", 200, TTL),
+                () -> store.renew("job-1", "v1", 2, 110, TTL),
+                () -> store.complete("job-1", "v1", 2, 110, "lost"),
+                () -> store.release("job-2", "w2", 1),
+                () -> store.claimMany("job-5", List.of("B", "C"), 200, TTL));
+        for (Executable call : meanwhile) {
+            LeaseStoreException e = assertThrows(LeaseStoreException.class, call);
+            assertNotNull(e.getCause());
+        }
+    }
+
+    /** A server of this class's own, so that no other test sees it restart; shared by its cases. */
+    private static PostgresServer restartable;
+
+    private static synchronized PostgresServer restartableServer() {
+        if (restartable == null) {
+            restartable = PostgresServer.startPrivate();
+        }
+        return restartable;
+    }
+
+    @AfterAll
+    static synchronized void stopRestartableServer() {
+        if (restartable != null) {
+            restartable.close();
+            restartable = null;
+        }
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

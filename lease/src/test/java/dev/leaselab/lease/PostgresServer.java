@@ -46,6 +46,8 @@ import org.junit.jupiter.api.Assumptions;
 final class PostgresServer implements AutoCloseable {
 
     static final String URL_PROPERTY = "leaselab.postgres.url";
+    /** The same as {@link #URL_PROPERTY} from the environment: {@code with-postgres.sh} sets it for any command it wraps. */
+    static final String URL_ENVIRONMENT = "LEASELAB_POSTGRES_URL";
     static final String MODE_PROPERTY = "leaselab.postgres";
     static final String BIN_PROPERTY = "leaselab.postgres.bin";
 
@@ -116,7 +118,7 @@ final class PostgresServer implements AutoCloseable {
     }
 
     private static PostgresServer connectOrStart() throws Unavailable {
-        String given = System.getProperty(URL_PROPERTY, "").strip();
+        String given = System.getProperty(URL_PROPERTY, System.getenv().getOrDefault(URL_ENVIRONMENT, "")).strip();
         if (!given.isEmpty()) {
             PostgresServer server = new PostgresServer(given, null);
             try (Connection c = server.connect()) {

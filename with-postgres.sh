@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The README's test command: `mvn -B verify` with a throwaway PostgreSQL server for the
-# PostgreSQL tests. The server is Debian's package (installed here if missing and we are root),
-# run as the postgres user on loopback in a temporary data directory, and stopped afterwards.
-# Extra arguments go to Maven, e.g. ./test.sh -pl lease -Dtest=PostgresFaultsTest
+# Runs a command with a throwaway PostgreSQL server, e.g. the README's test command:
+#   ./with-postgres.sh mvn -B verify
+# The server is Debian's package (installed here if missing and we are root), run as the postgres
+# user on loopback in a temporary data directory, and stopped afterwards. The command finds it in
+# LEASELAB_POSTGRES_URL, which the PostgreSQL tests read.
 set -euo pipefail
 cd "$(dirname "$0")"
+if [ "$#" -eq 0 ]; then
+  echo "usage: $0 command [args...]   (e.g. $0 mvn -B verify)" >&2
+  exit 2
+fi
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
@@ -50,4 +55,4 @@ if [ -z "$port" ]; then
 fi
 echo "== PostgreSQL $("$bin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$port (data in $data)"
 
-mvn -B verify "-Dleaselab.postgres.url=jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres" "$@"
+LEASELAB_POSTGRES_URL="jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres" "$@"

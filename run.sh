@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: build, then run the benchmark and stress harness.
+# The main job: build, then run the benchmark and stress harness on SQLite and on a throwaway
+# PostgreSQL server (./with-postgres.sh starts it and stops it afterwards).
 #   ./run.sh          quick profiles (about 3 minutes of benchmarks, 6 of stress on 2 cores)
 #   ./run.sh full     the full benchmark matrix and the long stress profile (hours)
 set -euo pipefail
@@ -11,6 +12,10 @@ case "$profile" in
   full)  bench_profile=full;  stress_profile=long ;;
   *) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
 esac
+
+if [ -z "${LEASELAB_POSTGRES_URL:-}" ]; then
+  exec ./with-postgres.sh ./run.sh "$profile"
+fi
 
 mvn -B -q install -DskipTests
 

@@ -2,6 +2,8 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.PostgresLeaseStore;
 import dev.leaselab.lease.SqliteLeaseStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,11 +15,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.UnaryOperator;
 
 /**
- * One benchmark database: a fresh file in its own temporary directory, and the store opened on it.
- * {@link #close()} closes the store and deletes the directory with the file and its journals.
+ * One benchmark database and the store opened on it. On SQLite: a fresh file in its own temporary
+ * directory, which {@link #close()} deletes with its journals. On {@link Storage#POSTGRESQL}: a fresh
+ * schema of the server ({@link PostgresTarget}), created and dropped with plain JDBC, and the store
+ * opened on it with 16 connections and a 1 s statement timeout ({@link Storage#postgresOptions()}).
  */
 final class BenchDb implements AutoCloseable {
 
@@ -31,44 +37,102 @@ final class BenchDb implements AutoCloseable {
 
     static final Duration SETUP_BUSY_TIMEOUT = Duration.ofMinutes(1);
 
+    private final Storage storage;
+    /** SQLite: the temporary directory and the file in it; null on PostgreSQL. */
     private final Path dir;
     private final Path file;
-    private final Storage storage;
+    /** PostgreSQL: the server and this database's schema; null on SQLite. */
+    private final PostgresTarget server;
+    private final String schema;
+    /**
+     * PostgreSQL: idle setup connections. A new PostgreSQL connection costs the server a process
+     * and tens of milliseconds of CPU, and every thread prepares its jobs before every iteration, so
+     * setup connections are kept for the trial; a SQLite connection is cheap and opened each time.
+     */
+    private final Queue<Connection> idleSetup = new ConcurrentLinkedQueue<>();
     private final LeaseStore store;
 
-    private BenchDb(Path dir, Storage storage, LeaseStore store) {
-        this.dir = dir;
-        this.file = dir.resolve("bench.db");
+    private BenchDb(Storage storage, Path dir, PostgresTarget server, String schema, LeaseStore store) {
         this.storage = storage;
+        this.dir = dir;
+        this.file = dir == null ? null : dir.resolve("bench.db");
+        this.server = server;
+        this.schema = schema;
         this.store = store;
     }
 
-    /** Creates the database with the real schema by opening a store on it. */
+    /**
+     * Creates the database with the real schema by opening a store on it.
+     *
+     * @throws IllegalArgumentException if the strategy and the storage belong to different engines
+     */
     static BenchDb open(LockingStrategy strategy, Storage storage) {
+        requireSameEngine(strategy, storage);
+        if (storage.engine() == Engine.POSTGRESQL) {
+            return openPostgres(strategy, true);
+        }
         Path dir = tempDir();
         Path file = dir.resolve("bench.db");
         LeaseStore store = SqliteLeaseStore.open(file, strategy, storage.options());
-        return new BenchDb(dir, storage, decorate(store));
+        return new BenchDb(storage, dir, null, null, decorate(store));
     }
 
     /** Creates the database with the real schema and closes the store again: for the floor. */
     static BenchDb openWithoutStore(Storage storage) {
+        LockingStrategy any = LockingStrategy.of(storage.engine()).get(0);
+        if (storage.engine() == Engine.POSTGRESQL) {
+            return openPostgres(any, false);
+        }
         Path dir = tempDir();
-        SqliteLeaseStore.open(dir.resolve("bench.db"), LockingStrategy.values()[0], storage.options()).close();
-        return new BenchDb(dir, storage, null);
+        SqliteLeaseStore.open(dir.resolve("bench.db"), any, storage.options()).close();
+        return new BenchDb(storage, dir, null, null, null);
+    }
+
+    private static BenchDb openPostgres(LockingStrategy strategy, boolean keepStore) {
+        PostgresTarget server = PostgresTarget.require();
+        String schema = server.createSchema();
+        try {
+            LeaseStore store = PostgresLeaseStore.open(server.schemaUrl(schema), strategy, Storage.POSTGRESQL.postgresOptions());
+            if (!keepStore) {
+                store.close();
+                return new BenchDb(Storage.POSTGRESQL, null, server, schema, null);
+            }
+            return new BenchDb(Storage.POSTGRESQL, null, server, schema, decorate(store));
+        } catch (RuntimeException e) {
+            server.dropSchema(schema);
+            throw e;
+        }
+    }
+
+    /**
+     * A strategy of one engine on a storage of the other would measure nothing (or another
+     * store than its name says); JMH's own command line runs the cross product of the two
+     * {@code @Param}s, so those forks must fail loudly, naming both.
+     */
+    static void requireSameEngine(LockingStrategy strategy, Storage storage) {
+        if (strategy.engine() != storage.engine()) {
+            throw new IllegalArgumentException("strategy " + strategy + " (" + strategy.engine() + ") cannot run on storage "
+                    + storage + " (" + storage.engine() + "): a strategy of one engine on a storage of the other is not a "
+                    + "benchmark. The runner's profiles never combine them; with JMH's own command line pick matching "
+                    + "values, e.g. -p storage=POSTGRESQL -p strategy=" + LockingStrategy.of(Engine.POSTGRESQL).get(0));
+        }
     }
 
     LeaseStore store() {
         return store;
     }
 
-    Path file() {
-        return file;
+    /** Where the database is, for messages: the SQLite file or the PostgreSQL schema. */
+    String where() {
+        return file != null ? file.toString() : "schema " + schema + " of " + server.redactedUrl();
     }
 
-    /** A plain connection with the storage's settings and the benchmarks' busy timeout (the floor measures it). */
+    /**
+     * A plain connection with the storage's settings and the benchmarks' 1 s limit on waiting
+     * (busy timeout, or statement timeout on PostgreSQL), in autocommit: the floor measures it.
+     */
     Connection connect() throws SQLException {
-        return storage.connect(file);
+        return file != null ? storage.connect(file) : server.connect(schema, Storage.BUSY_TIMEOUT);
     }
 
     /**
@@ -76,8 +140,21 @@ final class BenchDb implements AutoCloseable {
      * so it waits up to a minute for the write lock: several threads preparing their own batches
      * under {@code synchronous=FULL} can hold it for longer than the benchmarks' 1 s busy timeout.
      */
-    private Connection connectForSetup() throws SQLException {
-        return storage.connect(file, SETUP_BUSY_TIMEOUT);
+    private Connection borrowForSetup() throws SQLException {
+        if (file != null) {
+            return storage.connect(file, SETUP_BUSY_TIMEOUT);
+        }
+        Connection idle = idleSetup.poll();
+        return idle != null ? idle : server.connect(schema, SETUP_BUSY_TIMEOUT);
+    }
+
+    /** Returns a setup connection that worked: SQLite's are closed, PostgreSQL's kept for the next iteration. */
+    private void giveBack(Connection c) throws SQLException {
+        if (file != null) {
+            c.close();
+        } else {
+            idleSetup.add(c);
+        }
     }
 
     /**
@@ -88,35 +165,67 @@ final class BenchDb implements AutoCloseable {
      * may write, so this is a legitimate writer.
      */
     void insertJobs(String[] ids, String owner, double until) {
-        try (Connection c = connectForSetup()) {
+        try {
+            Connection c = borrowForSetup();
+            try {
+                // SQLite: take the write lock up front (a deferred transaction could fail to upgrade).
+                begin(c);
+                try (PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO jobs (id, owner, until, fence) VALUES (?, ?, ?, ?)")) {
+                    for (String id : ids) {
+                        insert.setString(1, id);
+                        insert.setString(2, owner);
+                        insert.setDouble(3, owner == null ? 0 : until);
+                        insert.setLong(4, owner == null ? 0 : 1);
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                }
+                commit(c);
+            } catch (SQLException | RuntimeException e) {
+                c.close();
+                throw e;
+            }
+            giveBack(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not prepare " + ids.length + " jobs in " + where(), e);
+        }
+    }
+
+    private void begin(Connection c) throws SQLException {
+        if (file != null) {
             try (Statement s = c.createStatement()) {
                 s.execute("BEGIN IMMEDIATE");
             }
-            try (PreparedStatement insert = c.prepareStatement(
-                    "INSERT INTO jobs (id, owner, until, fence) VALUES (?, ?, ?, ?)")) {
-                for (String id : ids) {
-                    insert.setString(1, id);
-                    insert.setString(2, owner);
-                    insert.setDouble(3, owner == null ? 0 : until);
-                    insert.setLong(4, owner == null ? 0 : 1);
-                    insert.addBatch();
-                }
-                insert.executeBatch();
-            }
+        } else {
+            c.setAutoCommit(false);
+        }
+    }
+
+    private void commit(Connection c) throws SQLException {
+        if (file != null) {
             try (Statement s = c.createStatement()) {
                 s.execute("COMMIT");
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not prepare " + ids.length + " jobs in " + file, e);
+        } else {
+            c.commit();
+            c.setAutoCommit(true);
         }
     }
 
     /** Deletes finished jobs so that the table does not grow from iteration to iteration. */
     void deleteDoneJobs() {
-        try (Connection c = connectForSetup(); Statement s = c.createStatement()) {
-            s.executeUpdate("DELETE FROM jobs WHERE done = 1");
+        try {
+            Connection c = borrowForSetup();
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM jobs WHERE done = 1");
+            } catch (SQLException | RuntimeException e) {
+                c.close();
+                throw e;
+            }
+            giveBack(c);
         } catch (SQLException e) {
-            throw new IllegalStateException("could not delete finished jobs in " + file, e);
+            throw new IllegalStateException("could not delete finished jobs in " + where(), e);
         }
     }
 
@@ -127,7 +236,18 @@ final class BenchDb implements AutoCloseable {
                 store.close();
             }
         } finally {
-            deleteRecursively(dir);
+            if (file != null) {
+                deleteRecursively(dir);
+            } else {
+                for (Connection c; (c = idleSetup.poll()) != null; ) {
+                    try {
+                        c.close();
+                    } catch (SQLException e) {
+                        // The schema is dropped next; a connection that failed to close is gone anyway.
+                    }
+                }
+                server.dropSchema(schema);
+            }
         }
     }
 

@@ -24,7 +24,12 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile full --dry-run
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain compare results/A results/B
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain report results/A
+ * ./with-postgres.sh java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
  * </pre>
+ * The PostgreSQL steps of a profile need a server ({@code LEASELAB_POSTGRES_URL} or
+ * {@code -Dleaselab.postgres.url}, which {@code ./with-postgres.sh} provides); without one, {@code run}
+ * drops them with a banner on stderr and records that in {@code environment.json} and the report,
+ * and a server that is named but does not answer is an error before any fork runs.
  * Exit codes: 0 success, 1 the gate found a regression, 2 a usage or runtime error.
  */
 @Command(name = "leaselab-bench", mixinStandardHelpOptions = true,
@@ -37,15 +42,27 @@ public final class BenchMain implements Callable<Integer> {
     /** Exit code for usage errors and failures. */
     public static final int ERROR = 2;
 
+    /** SLF4J's own warnings ("no providers were found") are noise here: nothing in the bench logs through it. */
+    static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
+
     public static void main(String[] args) {
+        if (System.getProperty(SLF4J_VERBOSITY) == null) {
+            System.setProperty(SLF4J_VERBOSITY, "ERROR");
+        }
         System.exit(execute(System.out, args));
     }
 
     /** Runs a command and returns its exit code instead of exiting (tests call this). */
     public static int execute(PrintStream out, String... args) {
+        return execute(out, System.err, args);
+    }
+
+    /** As {@link #execute(PrintStream, String...)} with the command's stderr (warnings, errors) in {@code err}. */
+    static int execute(PrintStream out, PrintStream err, String... args) {
         System.setProperty("java.awt.headless", "true");
         CommandLine cli = new CommandLine(new BenchMain());
         cli.setOut(new java.io.PrintWriter(out, true));
+        cli.setErr(new java.io.PrintWriter(err, true));
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             line.getErr().println("error: " + e.getMessage());
             if (e.getCause() != null) {
@@ -72,7 +89,7 @@ public final class BenchMain implements Callable<Integer> {
         @Spec
         CommandSpec spec;
         @Option(names = "--profile", defaultValue = "quick",
-                description = "quick (about 3 minutes on 2 cores), full (about an hour; see --dry-run) or smoke")
+                description = "quick (about 4 minutes on 2 cores), full (about 1.5 hours; see --dry-run) or smoke")
         String profile;
         @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
         Path output;
@@ -114,10 +131,23 @@ public final class BenchMain implements Callable<Integer> {
                             st -> storages == null || storages.contains(st),
                             ls -> strategies == null || strategies.contains(ls));
             java.io.PrintWriter out = spec.commandLine().getOut();
+            // Before anything runs: without a server the PostgreSQL steps are dropped, loudly; a
+            // server that is named but does not answer is an error (a dry run does not contact it).
+            PostgresTarget.Plan postgres = PostgresTarget.plan(p, PostgresTarget.configured(), !dryRun);
+            if (postgres.banner() != null) {
+                spec.commandLine().getErr().print(postgres.banner());
+                spec.commandLine().getErr().flush();
+            }
+            p = postgres.profile();
             if (dryRun) {
                 p.steps().forEach(s -> out.println("  " + s.describe()));
                 out.printf(Locale.ROOT, "%d forks, estimated %d min without stalls, at most about %d min%n", p.forkRuns(),
                         Math.round(p.estimatedSeconds() / 60), Math.round(p.worstCaseSeconds() / 60));
+                if (Boolean.TRUE.equals(postgres.record().get("measured"))) {
+                    out.printf(Locale.ROOT, "PostgreSQL: %d of these forks on %s (from %s; not contacted in a dry run)%n",
+                            p.forkRuns(dev.leaselab.lease.LockingStrategy.Engine.POSTGRESQL), postgres.record().get("url"),
+                            postgres.record().get("source"));
+                }
                 return 0;
             }
             if (resume && runId == null) {
@@ -125,7 +155,7 @@ public final class BenchMain implements Callable<Integer> {
             }
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
-            return BenchRun.run(p, output.resolve(id), out, true, resume).failedForks().isEmpty() ? 0 : ERROR;
+            return BenchRun.run(p, output.resolve(id), out, true, resume, postgres).failedForks().isEmpty() ? 0 : ERROR;
         }
     }
 

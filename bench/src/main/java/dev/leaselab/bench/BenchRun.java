@@ -55,13 +55,30 @@ final class BenchRun {
     }
 
     /**
+     * As {@link #run(Profile, Path, PrintWriter, boolean, boolean, PostgresTarget.Plan)} with the plan
+     * for this JVM's PostgreSQL server: without one, the PostgreSQL steps are dropped with a banner
+     * on stderr.
+     */
+    static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume)
+            throws RunnerException {
+        PostgresTarget.Plan plan = PostgresTarget.plan(profile, PostgresTarget.configured(), true);
+        if (plan.banner() != null) {
+            System.err.print(plan.banner());
+        }
+        return run(plan.profile(), folder, console, report, resume, plan);
+    }
+
+    /**
      * Runs the profile into {@code folder}. With {@code resume}, the folder must hold an earlier run
      * of the same profile: only the forks without a result there run (those that failed, or that
      * an interrupted run never reached), their results join the earlier ones, and
      * {@code environment.json} records each resumption with its own commit and time.
+     *
+     * @param postgres what was decided about PostgreSQL (its {@code profile} is not used: {@code
+     *     profile} is the one to run); its record goes into {@code environment.json}
      */
-    static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume)
-            throws RunnerException {
+    static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume,
+                       PostgresTarget.Plan postgres) throws RunnerException {
         if (profile.steps().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
@@ -94,6 +111,7 @@ final class BenchRun {
             environment.put("runId", folder.getFileName().toString());
             environment.put("started", Instant.now().toString());
             environment.putAll(Environment.describe());
+            environment.put("postgresql", postgres.record());
             environment.put("settings", profile.settings());
         }
         Set<String> measured = new HashSet<>();
@@ -109,6 +127,10 @@ final class BenchRun {
             resumption.put("gitCommit", now.get("gitCommit"));
             resumption.put("gitDirty", now.get("gitDirty"));
             resumption.put("forks", todo.forkRuns());
+            if (Boolean.TRUE.equals(postgres.record().get("measured"))) {
+                // The server of this resumption is the one that measured the PostgreSQL forks it runs.
+                environment.put("postgresql", postgres.record());
+            }
             @SuppressWarnings("unchecked")
             List<Object> resumptions = (List<Object>) environment.computeIfAbsent("resumed", k -> new ArrayList<>());
             resumptions.add(resumption);
@@ -294,6 +316,15 @@ final class BenchRun {
         if (decorator != null) {
             jvmArgs.add("-D" + BenchDb.DECORATOR_PROPERTY + "=" + decorator);
         }
+        // The forks inherit the environment (LEASELAB_POSTGRES_URL) and this JVM's command line, but
+        // not a property that this JVM set itself (a test, a program that embeds the runner).
+        String postgresUrl = System.getProperty(PostgresTarget.URL_PROPERTY);
+        if (postgresUrl != null && step.engine() == dev.leaselab.lease.LockingStrategy.Engine.POSTGRESQL) {
+            jvmArgs.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+        }
+        // HikariCP brings SLF4J's API without a provider, and sqlite-jdbc and HikariCP then print
+        // three lines of warnings into the console for every fork.
+        jvmArgs.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
         b.jvmArgsAppend(jvmArgs.toArray(String[]::new));
         if (profile.forks() == 0) {
             // In-process (tests only): the tally property must be visible to this JVM.

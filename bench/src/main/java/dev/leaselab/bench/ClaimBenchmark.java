@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@link #hotJob}: all threads claim the same job. Time is a shared counter that advances by
  * one lease length ({@value #TTL}) per attempt, so every attempt finds the previous lease expired
- * and is a real write that races the other threads for SQLite's write lock. An attempt whose
+ * and is a real write that races the other threads for SQLite's write lock (PostgreSQL's row lock). An attempt whose
  * {@code now} was taken before a later attempt committed finds that later lease live and loses
  * ({@code lost}): the race is decided in the store, not in the benchmark.
  *
@@ -35,10 +35,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * clock, so threads rarely meet on a row and contend only for the database.
  *
  * <p>Throughput in the report counts {@code won} claims; {@code failed} (an exception such as
- * {@code SQLITE_BUSY} past the busy timeout) never counts. Run:
+ * {@code SQLITE_BUSY} past the busy timeout, or a PostgreSQL statement cancelled after the statement
+ * timeout of the same second) never counts. Every strategy runs on the storages of its own engine
+ * ({@link Storage#engine()}); JMH's own command line runs the cross product, whose mismatched
+ * combinations fail in setup, so name matching values. Run:
  * <pre>
- * java -jar bench/target/benchmarks.jar ClaimBenchmark -t 8 -p storage=WAL_NORMAL
- * java -jar bench/target/benchmarks.jar 'ClaimBenchmark.hotJob' -t 8 -bm sample -rf json
+ * java -jar bench/target/benchmarks.jar ClaimBenchmark -t 8 -p storage=WAL_NORMAL -p strategy=IMMEDIATE,CONDITIONAL_UPDATE
+ * java -jar bench/target/benchmarks.jar 'ClaimBenchmark.hotJob' -t 8 -bm sample -rf json -p storage=WAL_FULL \
+ *     -p strategy=IMMEDIATE,EXCLUSIVE,CONDITIONAL_UPDATE,SERIALIZED,DEFERRED_RETRY,GROUP_COMMIT
+ * ./with-postgres.sh java -jar bench/target/benchmarks.jar ClaimBenchmark.hotJob -t 8 -p storage=POSTGRESQL \
+ *     -p strategy=PG_ROW_LOCK,PG_CONDITIONAL_UPDATE,PG_ADVISORY_LOCK
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -53,7 +59,10 @@ public class ClaimBenchmark {
     static final int JOBS = 1024;
     static final String HOT = "hot";
 
-    /** Every strategy in the enum: no values are listed, so new constants are measured too. */
+    /**
+     * Every strategy in the enum: no values are listed, so new constants are measured too (each on
+     * the storages of its engine: the runner's profiles pick them per engine).
+     */
     @Param
     public LockingStrategy strategy;
 

@@ -31,7 +31,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  * <p>Every completion must be accepted; {@code refused} or {@code failed} never count as
  * throughput. Run:
  * <pre>
- * java -jar bench/target/benchmarks.jar CompleteBenchmark -t 2 -p storage=WAL_NORMAL
+ * java -jar bench/target/benchmarks.jar CompleteBenchmark -t 2 -p storage=WAL_NORMAL -p strategy=IMMEDIATE,GROUP_COMMIT
+ * ./with-postgres.sh java -jar bench/target/benchmarks.jar CompleteBenchmark -t 2 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
 @State(Scope.Benchmark)

@@ -24,9 +24,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * each thread reuses on its own connection, with the same journal mode, {@code synchronous} and
  * busy timeout as the store. It is the least that any claim has to do (one write transaction that
  * changes the row), so every strategy's throughput is reported as a ratio to this floor, taken from
- * the same run and the same storage setting and thread count. Run:
+ * the same run and the same storage setting and thread count.
+ *
+ * <p>On {@link Storage#POSTGRESQL} it is the same statement through PgJDBC, one connection per
+ * thread in autocommit with a 1 s {@code statement_timeout} (the store's), in a fresh schema: so a
+ * PostgreSQL strategy is measured against PostgreSQL's own floor, never SQLite's. Run:
  * <pre>
- * java -jar bench/target/benchmarks.jar FloorBenchmark -t 8
+ * java -jar bench/target/benchmarks.jar FloorBenchmark -t 8 -p storage=WAL_NORMAL,WAL_FULL,DELETE_FULL
+ * ./with-postgres.sh java -jar bench/target/benchmarks.jar FloorBenchmark -t 8 -p storage=POSTGRESQL
  * </pre>
  */
 @State(Scope.Benchmark)

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,23 +14,32 @@ import org.openjdk.jmh.annotations.Mode;
 /**
  * What a run measures: the benchmarks, at which thread counts and storage settings, in which mode,
  * with how many forks and iterations. One {@link Step} is one call of JMH's runner (one thread
- * count, one mode); JMH expands its parameter lists into one fork per combination.
+ * count, one mode, one engine); JMH expands its parameter lists into one fork per combination, so
+ * a step never mixes SQLite and PostgreSQL: a SQLite strategy on the PostgreSQL storage (or the
+ * reverse) is not a benchmark, and {@link Step} refuses it.
  *
  * <ul>
- *   <li>{@code quick}: the matrix thinned to a few minutes on two cores: every strategy and
- *       storage for claims on the hot job and the floor at 1 thread; the hot job, the floor, renew,
- *       complete and the worker cycle for every strategy at 8 threads on WAL + NORMAL; latency
- *       percentiles of the hot job at 8 threads; one fork, one warmup and three measurement
- *       iterations of 200 ms. The FULL storages at
- *       several threads are left to {@code full}: there SQLite's busy handler stalls iterations.
+ *   <li>{@code quick}: the matrix thinned to about four minutes on two cores: every SQLite strategy
+ *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
+ *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
+ *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,
+ *       complete and the worker cycle for every SQLite strategy at 8 threads on WAL + NORMAL;
+ *       latency percentiles of the hot job at 8 threads. PostgreSQL: the floor and the hot job at
+ *       1 and 8 threads, renew, complete and the worker cycle at 8 threads, and the hot job's
+ *       latency at 8 threads, for every PostgreSQL strategy. One fork, one warmup and three
+ *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
+ *       {@code full}: there SQLite's busy handler stalls iterations.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
- *       percentiles of the hot job and the floor at 1 and 8 threads; one fork, one warmup and
- *       five measurement iterations of one second (five, so that the gate's rank test can reach
- *       significance on one fork). {@code --dry-run} prints its estimate and its
- *       worst case (every contended FULL fork stalling every iteration).
- *   <li>{@code smoke}: one thread count, one storage, one strategy, a few 100 ms iterations: the
- *       pipeline check that {@code mvn verify} runs.
+ *       percentiles of the hot job and the floor at 1 and 8 threads, for both engines; one fork,
+ *       one warmup and five measurement iterations of one second (five, so that the gate's rank
+ *       test can reach significance on one fork). {@code --dry-run} prints its estimate and its
+ *       worst case (every contended SQLite FULL fork stalling every iteration).
+ *   <li>{@code smoke}: two threads, one storage and one strategy per engine (WAL + NORMAL with
+ *       {@code IMMEDIATE}, PostgreSQL with {@code PG_CONDITIONAL_UPDATE}), a few 100 ms
+ *       iterations: the pipeline check that {@code mvn verify} runs.
  * </ul>
+ *
+ * Without a PostgreSQL server the runner drops the PostgreSQL steps ({@link PostgresTarget#plan}).
  */
 record Profile(String name, int forks, int warmupIterations, int warmupMillis, int measurementIterations,
                int measurementMillis, List<Step> steps) {
@@ -42,7 +52,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      * some writers wait up to the busy timeout ({@link Storage#BUSY_TIMEOUT}), and JMH ends an
      * iteration only when every thread has returned: measured here on a quiet machine as about
      * 0.8 s more per iteration (a DELETE_FULL, 8-thread IMMEDIATE fork of 1 + 5 one-second
-     * iterations took 13.7 s; with a 5 s busy timeout it took 70 s).
+     * iterations took 13.7 s; with a 5 s busy timeout it took 70 s). PostgreSQL queues waiting
+     * writers on the row lock and wakes them in turn, so its forks are not counted as stalling.
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
 
@@ -57,15 +68,43 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     static final List<String> STORE_BENCHMARKS = List.of(CLAIM_HOT, CLAIM_MANY, RENEW, COMPLETE, CYCLE);
 
     /**
-     * One runner call.
+     * One runner call, on one engine.
      *
      * @param benchmark the short name ({@code Class.method})
      * @param mode throughput or sample time
      * @param threads the thread count
-     * @param storages the storage settings
-     * @param strategies the strategies (ignored for the floor)
+     * @param storages the storage settings, all of one engine
+     * @param strategies the strategies, of the storages' engine; for the floor, which has no
+     *     strategy parameter, the strategies it is the reference of (the step is dropped when a
+     *     filter leaves none of them)
      */
     record Step(String benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+
+        Step {
+            storages = List.copyOf(storages);
+            strategies = List.copyOf(strategies);
+            if (storages.isEmpty()) {
+                throw new IllegalArgumentException(benchmark + ": a step needs at least one storage");
+            }
+            Engine engine = storages.get(0).engine();
+            for (Storage st : storages) {
+                if (st.engine() != engine) {
+                    throw new IllegalArgumentException(benchmark + ": storages " + storages
+                            + " mix engines; one step runs one engine");
+                }
+            }
+            for (LockingStrategy ls : strategies) {
+                if (ls.engine() != engine) {
+                    throw new IllegalArgumentException(benchmark + ": strategy " + ls + " (" + ls.engine()
+                            + ") cannot run on storages " + storages + " (" + engine + ")");
+                }
+            }
+        }
+
+        /** The engine all of this step's storages and strategies belong to. */
+        Engine engine() {
+            return storages.get(0).engine();
+        }
 
         boolean hasStrategy() {
             return !benchmark.equals(FLOOR);
@@ -83,46 +122,74 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     }
 
     static Profile named(String name) {
-        List<Storage> all = List.of(Storage.values());
+        List<Storage> all = sqliteStorages();
         List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
-        List<LockingStrategy> strategies = LockingStrategy.of(LockingStrategy.Engine.SQLITE);
+        List<Storage> pg = List.of(Storage.POSTGRESQL);
+        List<LockingStrategy> strategies = LockingStrategy.of(Engine.SQLITE);
+        List<LockingStrategy> pgStrategies = LockingStrategy.of(Engine.POSTGRESQL);
         List<Step> steps = new ArrayList<>();
         switch (name) {
             case "quick" -> {
-                // FULL storages only at one thread: contended, they stall up to the busy timeout
-                // per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
-                steps.add(new Step(FLOOR, Mode.Throughput, 1, all, strategies));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, all, strategies));
+                // SQLite's FULL storages only at one thread: contended, they stall up to the busy
+                // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
+                // DELETE_FULL only in full: quick has to stay at about four minutes with PostgreSQL.
+                List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
+                steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
                 for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
+                for (int threads : new int[] {1, 8}) {
+                    steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, pgStrategies));
+                    steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, pgStrategies));
+                }
+                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
+                    steps.add(new Step(b, Mode.Throughput, 8, pg, pgStrategies));
+                }
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, pgStrategies));
                 return new Profile(name, 1, 1, 200, 3, 200, steps);
             }
             case "full" -> {
+                // The same matrix on each engine, each on its own storages.
+                Map<List<Storage>, List<LockingStrategy>> engines = new LinkedHashMap<>();
+                engines.put(all, strategies);
+                engines.put(pg, pgStrategies);
                 for (int threads : new int[] {1, 2, 4, 8}) {
-                    steps.add(new Step(FLOOR, Mode.Throughput, threads, all, strategies));
-                    for (String b : STORE_BENCHMARKS) {
-                        steps.add(new Step(b, Mode.Throughput, threads, all, strategies));
-                    }
+                    engines.forEach((storages, ls) -> {
+                        steps.add(new Step(FLOOR, Mode.Throughput, threads, storages, ls));
+                        for (String b : STORE_BENCHMARKS) {
+                            steps.add(new Step(b, Mode.Throughput, threads, storages, ls));
+                        }
+                    });
                 }
                 for (int threads : new int[] {1, 8}) {
-                    steps.add(new Step(FLOOR, Mode.SampleTime, threads, all, strategies));
-                    steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, all, strategies));
+                    engines.forEach((storages, ls) -> {
+                        steps.add(new Step(FLOOR, Mode.SampleTime, threads, storages, ls));
+                        steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, storages, ls));
+                    });
                 }
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps);
             }
             case "smoke" -> {
-                List<LockingStrategy> one = List.of(LockingStrategy.of(LockingStrategy.Engine.SQLITE).get(0));
+                List<LockingStrategy> one = List.of(strategies.get(0));
                 steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, one));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, one));
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, one));
+                List<LockingStrategy> pgOne = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, pg, pgOne));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, pg, pgOne));
                 return new Profile(name, 1, 1, 100, 3, 100, steps);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
         }
+    }
+
+    /** The SQLite storage settings, in declaration order. */
+    static List<Storage> sqliteStorages() {
+        return Arrays.stream(Storage.values()).filter(s -> s.engine() == Engine.SQLITE).toList();
     }
 
     /** This profile with other fork and iteration settings; a value below zero keeps the profile's. */
@@ -148,7 +215,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             }
             List<Storage> st = s.storages().stream().filter(storage).toList();
             List<LockingStrategy> ls = s.strategies().stream().filter(strategy).toList();
-            if (!st.isEmpty() && (!s.hasStrategy() || !ls.isEmpty())) {
+            // The floor is kept only while a strategy it is the reference of is kept: filtering to
+            // PostgreSQL strategies must not leave SQLite floors behind.
+            if (!st.isEmpty() && !ls.isEmpty()) {
                 kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls));
             }
         }
@@ -159,6 +228,16 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         return steps.stream().mapToInt(Step::combinations).sum() * Math.max(1, forks);
     }
 
+    /** The forks of one engine's steps. */
+    int forkRuns(Engine engine) {
+        return onlyEngine(engine).forkRuns();
+    }
+
+    /** This profile with only the steps of one engine. */
+    Profile onlyEngine(Engine engine) {
+        return withSteps(steps.stream().filter(s -> s.engine() == engine).toList());
+    }
+
     /** Seconds the run should take if nothing stalls: iterations plus the measured per-fork overhead. */
     double estimatedSeconds() {
         double perFork = (warmupIterations * warmupMillis + measurementIterations * measurementMillis) / 1000.0
@@ -166,13 +245,12 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         return forkRuns() * perFork;
     }
 
-    /** Seconds the run may take if every contended fork on a FULL storage stalls in every iteration. */
+    /** Seconds the run may take if every contended fork on a SQLite FULL storage stalls in every iteration. */
     double worstCaseSeconds() {
         int stallForks = 0;
         for (Step s : steps) {
             if (s.threads() > 1) {
-                long full = s.storages().stream().filter(st -> st.options().synchronous()
-                        == dev.leaselab.lease.StoreOptions.Synchronous.FULL).count();
+                long full = s.storages().stream().filter(Storage::sqliteFsyncsEveryCommit).count();
                 stallForks += (int) full * (s.hasStrategy() ? s.strategies().size() : 1);
             }
         }
@@ -189,8 +267,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("warmupMillis", warmupMillis);
         m.put("measurementIterations", measurementIterations);
         m.put("measurementMillis", measurementMillis);
-        m.put("strategies", LockingStrategy.of(LockingStrategy.Engine.SQLITE).stream().map(Enum::name).toList());
-        m.put("storages", Arrays.stream(Storage.values()).map(Enum::name).toList());
+        // What the steps measure (without a PostgreSQL server, its strategies and storage are not listed).
+        m.put("strategies", Arrays.stream(LockingStrategy.values())
+                .filter(ls -> steps.stream().anyMatch(s -> s.hasStrategy() && s.strategies().contains(ls))).map(Enum::name).toList());
+        m.put("storages", Arrays.stream(Storage.values())
+                .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("forkRuns", forkRuns());

@@ -23,10 +23,12 @@ import org.openjdk.jmh.infra.ThreadParams;
 /**
  * Renewals: each thread renews its own live lease over and over, as a worker does while it runs a
  * long job. The rows never collide, so the contention measured is on the database (SQLite has one
- * writer at a time), not on a row. Every renewal must be accepted; a {@code refused} one would mean
- * the lease was lost, and a {@code failed} one is an exception. Neither counts as throughput. Run:
+ * writer at a time; PostgreSQL locks rows, so there it is the commits' WAL flushes), not on a row.
+ * Every renewal must be accepted; a {@code refused} one would mean the lease was lost, and a
+ * {@code failed} one is an exception. Neither counts as throughput. Run:
  * <pre>
- * java -jar bench/target/benchmarks.jar RenewBenchmark -t 4 -p storage=WAL_NORMAL
+ * java -jar bench/target/benchmarks.jar RenewBenchmark -t 4 -p storage=WAL_NORMAL -p strategy=IMMEDIATE,GROUP_COMMIT
+ * ./with-postgres.sh java -jar bench/target/benchmarks.jar RenewBenchmark -t 4 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
 @State(Scope.Benchmark)

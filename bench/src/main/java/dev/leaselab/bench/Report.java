@@ -34,6 +34,7 @@ final class Report {
         StringBuilder md = new StringBuilder();
         md.append("# leaselab benchmark report: ").append(folder.getFileName()).append("\n\n");
         md.append(environment(env)).append('\n');
+        md.append(postgres(env)).append('\n');
         md.append("""
                 How to read this: **score** is JMH's primary metric (every call counts, summed over threads,
                 measurement window only). **won/s wall** counts only successful operations (a claim that got a
@@ -44,7 +45,8 @@ final class Report {
                 **Jain** is Jain's fairness index of per-thread successes (1 = equal shares, 1/n = one thread
                 did everything), averaged over iterations; **slowest** is the smallest per-thread share of the mean
                 in any iteration (0 = a thread starved for a whole iteration). **failed** counts exceptions
-                (e.g. SQLITE_BUSY past the busy timeout given above) and never counts as throughput. Error bars are JMH's
+                (e.g. SQLITE_BUSY past the busy timeout given above, or a PostgreSQL statement cancelled after the
+                statement timeout of the same length) and never counts as throughput. Error bars are JMH's
                 99.9% intervals; with few iterations they are wide. Every number here was measured in this run.
 
                 """);
@@ -55,6 +57,7 @@ final class Report {
         }
         List<Row> thrpt = rows.stream().filter(r -> r.mode().equals("thrpt")).toList();
         List<Row> sample = rows.stream().filter(r -> r.mode().equals("sample")).toList();
+        md.append(engines(thrpt, sample));
         Set<String> benchmarks = new LinkedHashSet<>();
         thrpt.forEach(r -> benchmarks.add(r.benchmark()));
         for (String b : benchmarks) {
@@ -120,6 +123,130 @@ final class Report {
                 s.path("measurementMillis").asText("?"),
                 // runs before the setting was recorded used the store's default
                 s.path("busyTimeoutMillis").asText("5000"), env.path("durationSeconds").asText("?"));
+    }
+
+    /**
+     * The PostgreSQL line of the header: the server's version and the settings that decide what a
+     * commit costs, or why PostgreSQL was not measured. Folders from before PostgreSQL have no entry.
+     */
+    private static String postgres(JsonNode env) {
+        JsonNode pg = env.path("postgresql");
+        if (pg.isMissingNode()) {
+            return "PostgreSQL: not part of this run (recorded before the runner measured PostgreSQL).\n";
+        }
+        if (!pg.path("measured").asBoolean(false)) {
+            return "**PostgreSQL NOT measured**: " + pg.path("reason").asText("?") + ".\n";
+        }
+        return String.format(Locale.ROOT, "PostgreSQL %s (`fsync=%s`, `synchronous_commit=%s`, as the server was set; "
+                        + "PgJDBC %s) at `%s`: a fresh schema per trial, the store with %s pooled connections and a "
+                        + "statement timeout of %s ms (the analogue of SQLite's busy timeout: `failed` counts operations "
+                        + "that waited longer), the floor through plain JDBC with one connection per thread.%n",
+                pg.path("serverVersion").asText("?"), pg.path("fsync").asText("?"), pg.path("synchronousCommit").asText("?"),
+                pg.path("jdbcDriverVersion").asText("?"), pg.path("url").asText("?"), pg.path("poolSize").asText("?"),
+                pg.path("statementTimeoutMillis").asText("?"));
+    }
+
+    /**
+     * SQLite and PostgreSQL on the same work: the hot-job claim of every strategy, each on the
+     * storage settings of its engine, one row per strategy and storage that has any of these
+     * measurements. The ratio to the floor is the strategy's won/s wall over its own floor's
+     * (same engine, storage and threads), so each engine is measured against what its own plain
+     * UPDATE costs; the absolute columns compare the engines directly.
+     */
+    static String engines(List<Row> thrpt, List<Row> sample) {
+        List<Row> hot = thrpt.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).toList();
+        List<Row> hotSample = sample.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).toList();
+        Set<String> keys = new LinkedHashSet<>();
+        for (Row r : sorted(new ArrayList<>(java.util.stream.Stream.concat(hot.stream(), hotSample.stream()).toList()))) {
+            keys.add(r.param("strategy") + " " + r.param("storage"));
+        }
+        if (keys.isEmpty()) {
+            return "";
+        }
+        List<String> lines = new ArrayList<>(keys);
+        lines.sort(java.util.Comparator.comparing((String k) -> storageOrder(k.split(" ")[1]))
+                .thenComparing(k -> strategyOrder(k.split(" ")[0])));
+        // 1 and 8 threads, as the quick and full profiles measure; another run (smoke: 2 threads)
+        // gets its lowest and highest thread count instead, and one column group if they are equal.
+        TreeSet<Integer> measured = new TreeSet<>(threadCounts(hot.isEmpty() ? hotSample : hot));
+        int low = measured.contains(1) ? 1 : measured.first();
+        int high = measured.contains(8) ? 8 : measured.last();
+        List<Integer> groups = low == high ? List.of(low) : List.of(low, high);
+        StringBuilder md = new StringBuilder("## SQLite and PostgreSQL on the same work\n\n");
+        md.append(String.format(Locale.ROOT, """
+                Claims of the hot job (`ClaimBenchmark.hotJob`) by every strategy, each on the storage settings
+                of its own engine; `-` where this run did not measure it. **x floor** is won/s wall over the
+                won/s wall of the plain UPDATE of the same engine, storage and thread count (each engine against
+                its own floor); the claims per second compare the engines directly. Like for like on durability:
+                SQLite's `WAL_FULL` and `DELETE_FULL` wait for an fsync per commit, `WAL_NORMAL` does not; PostgreSQL
+                waits for its WAL flush when `fsync` and `synchronous_commit` are on (see above). **p99.9** is
+                from the sample-time run at %d threads; **failed** and **Jain** from the throughput run at %d threads.
+
+                """, high, high));
+        StringBuilder header = new StringBuilder("| engine | storage | strategy |");
+        StringBuilder rule = new StringBuilder("|---|---|---|");
+        for (int t : groups) {
+            header.append(String.format(Locale.ROOT, " claims/s %d thr (score) | won/s wall %d thr | x floor %d thr |", t, t, t));
+            rule.append("---:|---:|---:|");
+        }
+        header.append(String.format(Locale.ROOT, " p99.9 %d thr | failed %d thr | Jain %d thr |", high, high, high));
+        rule.append("---:|---:|---:|");
+        md.append(header).append('\n').append(rule).append('\n');
+        for (String k : lines) {
+            String strategy = k.split(" ")[0];
+            String storage = k.split(" ")[1];
+            md.append("| ").append(engineOf(storage)).append(" | ").append(storage).append(" | ").append(strategy).append(" |");
+            for (int t : groups) {
+                Optional<Row> r = find(hot, strategy, storage, t);
+                md.append(' ').append(r.map(x -> number(x.score())).orElse("-"))
+                        .append(" | ").append(r.map(Report::wall).orElse("-"))
+                        .append(" | ").append(r.map(x -> wallRatio(thrpt, x)).orElse("-")).append(" |");
+            }
+            Optional<Row> lat = find(hotSample, strategy, storage, high);
+            Optional<Tally> tally = find(hot, strategy, storage, high).map(Row::tally);
+            md.append(' ').append(lat.map(x -> number(pct(x, 99.9)) + " " + x.unit()).orElse("-"))
+                    .append(" | ").append(tally.map(t -> String.valueOf(t.failed())).orElse("-"))
+                    .append(" | ").append(tally.map(t -> ratio(t.jain())).orElse("-")).append(" |\n");
+        }
+        return md.append('\n').toString();
+    }
+
+    private static Optional<Row> find(List<Row> rows, String strategy, String storage, int threads) {
+        return rows.stream().filter(r -> strategy.equals(r.param("strategy")) && storage.equals(r.param("storage"))
+                && r.threads() == threads).findFirst();
+    }
+
+    private static String wall(Row r) {
+        return r.tally() == null ? "-" : number(r.tally().wonPerWallSecond());
+    }
+
+    private static String wallRatio(List<Row> thrpt, Row r) {
+        return floorOf(thrpt, r).filter(f -> f.tally() != null && r.tally() != null)
+                .map(f -> ratio(r.tally().wonPerWallSecond() / f.tally().wonPerWallSecond())).orElse("-");
+    }
+
+    private static String engineOf(String storage) {
+        try {
+            return Storage.valueOf(storage).engine() == dev.leaselab.lease.LockingStrategy.Engine.SQLITE ? "SQLite" : "PostgreSQL";
+        } catch (RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private static int storageOrder(String storage) {
+        try {
+            return Storage.valueOf(storage).ordinal();
+        } catch (RuntimeException e) {
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    private static int strategyOrder(String strategy) {
+        try {
+            return dev.leaselab.lease.LockingStrategy.valueOf(strategy).ordinal();
+        } catch (RuntimeException e) {
+            return Integer.MAX_VALUE;
+        }
     }
 
     /** The floor row with the same storage, thread count and mode. */

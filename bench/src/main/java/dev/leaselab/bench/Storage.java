@@ -1,5 +1,7 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.PostgresOptions;
 import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.JournalMode;
 import dev.leaselab.lease.StoreOptions.Synchronous;
@@ -10,11 +12,19 @@ import java.sql.SQLException;
 import org.sqlite.SQLiteConfig;
 
 /**
- * The storage settings every benchmark runs under: SQLite's journal mode and {@code synchronous}.
+ * The storage settings every benchmark runs under: SQLite's journal mode and {@code synchronous},
+ * or a PostgreSQL server.
  *
  * <p>{@code WAL_NORMAL} does not fsync on commit, so it shows the cost of locking; the {@code FULL}
  * settings fsync every commit, so they show how well a strategy amortises the disk. Benchmarks take
  * this enum as a {@code @Param} without values, so JMH runs every constant.
+ *
+ * <p>Each constant belongs to one {@link Engine}, and only the strategies of that engine run on it
+ * ({@link #engine()}): a SQLite strategy on {@link #POSTGRESQL}, or a PostgreSQL strategy on a
+ * SQLite file, is not a benchmark. The runner's profiles never combine them; a direct JMH run, which
+ * runs the cross product of both {@code @Param}s, fails those forks in their setup with an
+ * {@link IllegalArgumentException} that names both (restrict it with, e.g.,
+ * {@code -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK,PG_CONDITIONAL_UPDATE,PG_ADVISORY_LOCK}).
  */
 public enum Storage {
     /** WAL journal, {@code synchronous=NORMAL}: no fsync per commit (a power loss may lose the last commits). */
@@ -22,7 +32,17 @@ public enum Storage {
     /** WAL journal, {@code synchronous=FULL}: the store's default, one fsync per commit. */
     WAL_FULL(JournalMode.WAL, Synchronous.FULL),
     /** Rollback journal ({@code DELETE}), {@code synchronous=FULL}: readers and writers block each other. */
-    DELETE_FULL(JournalMode.DELETE, Synchronous.FULL);
+    DELETE_FULL(JournalMode.DELETE, Synchronous.FULL),
+    /**
+     * A PostgreSQL server with its own settings, whatever they are (the server's defaults are
+     * {@code fsync=on} and {@code synchronous_commit=on}: every commit waits for its WAL flush, as
+     * SQLite's {@code FULL} settings do). The server comes from {@code -Dleaselab.postgres.url} or
+     * the environment variable {@code LEASELAB_POSTGRES_URL} ({@link PostgresTarget}); every trial
+     * gets a fresh schema of its own. The server's actual {@code server_version}, {@code fsync} and
+     * {@code synchronous_commit} are recorded in {@code environment.json} and the report's header.
+     * The store's statement timeout is {@link #BUSY_TIMEOUT}, its analogue of the busy timeout.
+     */
+    POSTGRESQL(null, null);
 
     private final JournalMode journalMode;
     private final Synchronous synchronous;
@@ -32,6 +52,20 @@ public enum Storage {
         this.synchronous = synchronous;
     }
 
+    /** The database engine of this setting: only strategies of the same engine run on it. */
+    public Engine engine() {
+        return journalMode == null ? Engine.POSTGRESQL : Engine.SQLITE;
+    }
+
+    /**
+     * Whether this is a SQLite setting with {@code synchronous=FULL}, under which SQLite's sleeping
+     * busy handler stalls contended iterations ({@link Profile#STALL_SECONDS_PER_ITERATION}); false
+     * for {@link #POSTGRESQL}, whose waiting writers queue on the row lock instead of sleeping.
+     */
+    boolean sqliteFsyncsEveryCommit() {
+        return engine() == Engine.SQLITE && synchronous == Synchronous.FULL;
+    }
+
     /**
      * The busy timeout of every benchmark's connections: 1 s, not the store's default of 5 s. An
      * operation that waited a second for the write lock is a failure by any latency standard (the
@@ -39,6 +73,10 @@ public enum Storage {
      * a starved thread holds the iteration open for up to this long: with 5 s the full profile's
      * contended {@code FULL} forks took 45 to 70 s instead of 9 s. {@code failed} therefore counts
      * operations that waited more than 1 s.
+     *
+     * <p>On {@link #POSTGRESQL} the same second is the store's {@code statement_timeout}: the
+     * server cancels a statement that waited (for a row or advisory lock, or for the commit's
+     * flush) longer than that, so there too {@code failed} counts operations that waited more than 1 s.
      */
     public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(1);
 
@@ -47,8 +85,20 @@ public enum Storage {
      * thread count measured, so threads wait for SQLite's lock and not for a connection.
      */
     public StoreOptions options() {
+        requireSqlite();
         return StoreOptions.defaults().withJournalMode(journalMode).withSynchronous(synchronous)
                 .withBusyTimeout(BUSY_TIMEOUT).withPoolSize(16);
+    }
+
+    /**
+     * The PostgreSQL store's options: 16 connections, as for SQLite, and {@link #BUSY_TIMEOUT} as
+     * the statement timeout.
+     */
+    PostgresOptions postgresOptions() {
+        if (engine() != Engine.POSTGRESQL) {
+            throw new IllegalStateException(name() + " is a SQLite setting: it has no PostgreSQL options");
+        }
+        return PostgresOptions.defaults().withPoolSize(16).withStatementTimeout(BUSY_TIMEOUT);
     }
 
     /**
@@ -61,10 +111,17 @@ public enum Storage {
 
     /** As {@link #connect(Path)} with another busy timeout: setup work that is not measured waits longer. */
     Connection connect(Path file, Duration busyTimeout) throws SQLException {
+        requireSqlite();
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout((int) busyTimeout.toMillis());
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(journalMode.name()));
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
         return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    }
+
+    private void requireSqlite() {
+        if (engine() != Engine.SQLITE) {
+            throw new IllegalStateException(name() + " is not a SQLite setting: it has no journal mode or synchronous");
+        }
     }
 }

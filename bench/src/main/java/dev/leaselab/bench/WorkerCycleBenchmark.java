@@ -29,7 +29,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  * {@code won} counts finished jobs; a claim that finds the job held counts as {@code lost}, a
  * refused renew or complete as {@code refused}, an exception as {@code failed}. Run:
  * <pre>
- * java -jar bench/target/benchmarks.jar WorkerCycleBenchmark -t 8 -p storage=WAL_FULL
+ * java -jar bench/target/benchmarks.jar WorkerCycleBenchmark -t 8 -p storage=WAL_FULL -p strategy=IMMEDIATE,GROUP_COMMIT
+ * ./with-postgres.sh java -jar bench/target/benchmarks.jar WorkerCycleBenchmark -t 8 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
 @State(Scope.Benchmark)

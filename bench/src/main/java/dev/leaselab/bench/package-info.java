@@ -4,13 +4,14 @@
  *
  * <p>Every benchmark takes the {@link dev.leaselab.lease.LockingStrategy} and the {@link Storage}
  * setting as {@code @Param} with no values listed, so JMH runs every constant: a new strategy is
- * measured by adding it to the enum. Outcomes are counted per thread ({@link Outcomes}); a refused
- * or failed operation is never counted as throughput in the report. Run everything from the shaded
- * jar:
+ * measured by adding it to the enum. Strategies run only on the storages of their own engine
+ * (SQLite files, or {@link Storage#POSTGRESQL}: a server named by {@code LEASELAB_POSTGRES_URL}, see
+ * {@link PostgresTarget}). Outcomes are counted per thread ({@link Outcomes}); a refused or failed
+ * operation is never counted as throughput in the report. Run everything from the shaded jar:
  *
  * <pre>
  * mvn -B -N install &amp;&amp; mvn -B -pl lease install -DskipTests &amp;&amp; mvn -B -pl bench package
- * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
+ * ./with-postgres.sh java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
  * java -jar bench/target/benchmarks.jar ClaimBenchmark -t 8 -p storage=WAL_NORMAL
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain compare results/A results/B
  * </pre>

@@ -21,9 +21,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole pipeline once, tiny: the {@code smoke} profile runs through JMH's Runner API in forked
- * JVMs (one strategy, one storage, two threads, 100 ms iterations), and the results folder must
- * hold the JMH JSON, the tally, the environment, the report and the charts, with sane counters.
- * It checks that things are produced and counted, never how fast anything was.
+ * JVMs (one strategy and one storage per engine, two threads, 100 ms iterations), and the results
+ * folder must hold the JMH JSON, the tally, the environment, the report and the charts, with sane
+ * counters, for SQLite and for PostgreSQL. It checks that things are produced and counted, never
+ * how fast anything was.
+ *
+ * <p>The PostgreSQL part runs on the server of {@code ./with-postgres.sh mvn -B verify} (as in CI),
+ * or {@code LEASELAB_POSTGRES_URL} / {@code -Dleaselab.postgres.url}, or else a throwaway server that
+ * the lease tests' code starts. Without PostgreSQL's binaries the run measures SQLite only and the
+ * PostgreSQL tests fail saying so, unless {@code -Dleaselab.postgres=skip} is set: then they are
+ * aborted with a banner (the lease module's convention).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BenchSmokeTest {
@@ -32,15 +39,26 @@ class BenchSmokeTest {
     static Path results;
     private Path run;
     private String console;
+    private JsonNode postgres;
 
     @BeforeAll
     void runSmokeProfile() {
+        PostgresTests.useTestServerUnlessOneIsGiven();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int code = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
                 "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "smoke");
         console = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, "the smoke run failed:\n" + console);
         run = results.resolve("smoke");
+        postgres = Json.read(run.resolve("environment.json")).path("postgresql");
+    }
+
+    private boolean postgresMeasured() {
+        return postgres.path("measured").asBoolean(false);
+    }
+
+    private void requirePostgres() {
+        PostgresTests.require(postgresMeasured(), postgres.path("reason").asText("PostgreSQL was not measured"));
     }
 
     @Test
@@ -58,7 +76,8 @@ class BenchSmokeTest {
         String report = Files.readString(run.resolve("report.md"));
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);
-        assertTrue(console.contains("[3/3"), "progress lines are printed:\n" + console);
+        int forks = postgresMeasured() ? 5 : 3;
+        assertTrue(console.contains("[" + forks + "/" + forks), "progress lines are printed:\n" + console);
     }
 
     @Test
@@ -74,22 +93,71 @@ class BenchSmokeTest {
     @Test
     void everyRowHasSamplesAndSaneCounters() {
         List<BenchResults.Row> rows = BenchResults.load(run);
-        assertEquals(3, rows.size(), "floor, claim throughput, claim latency");
+        assertEquals(postgresMeasured() ? 5 : 3, rows.size(),
+                "SQLite: floor, claim throughput, claim latency; PostgreSQL: floor, claim throughput");
         for (BenchResults.Row r : rows) {
             assertEquals(3, r.samples().length, r.key());
             assertNotNull(r.tally(), "no tally for " + r.key());
             assertEquals(3, r.tally().iterations(), r.key());
             assertTrue(r.tally().won() > 0, r.key() + " won nothing");
             assertEquals(0, r.tally().refused(), r.key());
-            // Two threads on WAL with a 1 s busy timeout: a failure here is a real defect.
+            // Two threads on WAL with a 1 s busy timeout, or on PostgreSQL with a 1 s statement
+            // timeout: a failure here is a real defect.
             assertEquals(0, r.tally().failed(), r.key());
             assertTrue(r.tally().jain() > 0.5 && r.tally().jain() <= 1.0 + 1e-9, r.key() + " jain " + r.tally().jain());
             assertTrue(r.tally().wallSeconds() > 0, r.key());
         }
         BenchResults.Row sample = rows.stream().filter(r -> r.mode().equals("sample")).findFirst().orElseThrow();
+        assertTrue(sample.tally().lost() > 0 || sample.tally().won() > 0, sample.key());
         double p50 = Report.pct(sample, 50);
         double max = Report.pct(sample, 100);
         assertTrue(p50 > 0 && p50 <= Report.pct(sample, 99.9) && Report.pct(sample, 99.9) <= max, sample.percentiles().toString());
+    }
+
+    @Test
+    void postgresIsMeasuredOnTheSameWorkWithItsOwnFloor() {
+        requirePostgres();
+        List<BenchResults.Row> pg = BenchResults.load(run).stream()
+                .filter(r -> "POSTGRESQL".equals(r.param("storage"))).toList();
+        assertEquals(2, pg.size(), pg.toString());
+        BenchResults.Row floor = pg.stream().filter(r -> r.benchmark().equals(Profile.FLOOR)).findFirst().orElseThrow();
+        BenchResults.Row claim = pg.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).findFirst().orElseThrow();
+        assertEquals("PG_CONDITIONAL_UPDATE", claim.param("strategy"));
+        assertEquals("thrpt", claim.mode());
+        for (BenchResults.Row r : pg) {
+            assertTrue(r.tally().won() > 0, r.key() + " won nothing");
+            assertEquals(0, r.tally().failed(), r.key());
+        }
+        assertEquals(floor.key(), Report.floorOf(BenchResults.load(run), claim).orElseThrow().key(), "the claim's floor is PostgreSQL's");
+    }
+
+    @Test
+    void theEnvironmentAndTheReportNameThePostgresServer() throws IOException {
+        requirePostgres();
+        String version = postgres.path("serverVersion").asText();
+        assertTrue(version.matches("\\d+(\\.\\d+)?.*"), postgres.toString());
+        assertTrue(List.of("on", "off").contains(postgres.path("fsync").asText()), postgres.toString());
+        assertFalse(postgres.path("synchronousCommit").asText().isBlank(), postgres.toString());
+        assertEquals(1000, postgres.path("statementTimeoutMillis").asInt(), postgres.toString());
+        String report = Files.readString(run.resolve("report.md"));
+        assertTrue(report.contains("PostgreSQL " + version + " (`fsync=" + postgres.path("fsync").asText() + "`"), report);
+    }
+
+    @Test
+    void theReportComparesTheEnginesOnTheSameWork() throws IOException {
+        String report = Files.readString(run.resolve("report.md"));
+        assertTrue(report.contains("## SQLite and PostgreSQL on the same work"), report);
+        // The smoke profile runs 2 threads only, so the section has one column group, for 2 threads.
+        assertTrue(report.contains("| engine | storage | strategy | claims/s 2 thr (score) | won/s wall 2 thr | x floor 2 thr "
+                + "| p99.9 2 thr | failed 2 thr | Jain 2 thr |"), report);
+        String n = "[0-9][0-9,.e+-]*";
+        assertTrue(report.lines().anyMatch(l -> l.matches("\\| SQLite \\| WAL_NORMAL \\| IMMEDIATE \\| " + n + " \\| " + n
+                + " \\| " + n + " \\| " + n + " us/op \\| 0 \\| " + n + " \\|")), report);
+        requirePostgres();
+        // No latency run on PostgreSQL in smoke: that cell is "-".
+        assertTrue(report.lines().anyMatch(l -> l.matches("\\| PostgreSQL \\| POSTGRESQL \\| PG_CONDITIONAL_UPDATE \\| " + n
+                + " \\| " + n + " \\| " + n + " \\| - \\| 0 \\| " + n + " \\|")), report);
+        assertTrue(report.contains("| POSTGRESQL | PG_CONDITIONAL_UPDATE | 2 |"), "the claim table has the PostgreSQL row");
     }
 
     @Test

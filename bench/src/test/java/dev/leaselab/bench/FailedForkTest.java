@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A fork that throws must cost that fork, not the run: the smoke profile runs with every store's
+ * A fork that throws must cost that fork, not the run: the smoke profile's SQLite part (its
+ * PostgreSQL part is left out, so this needs no server) runs with every store's
  * setup broken ({@link FailingSetup}), so the floor (plain JDBC, no store) still runs and both
  * claim forks fail. The run must keep the floor's result, name the two failed forks in the
  * console, {@code environment.json} and the report, and exit with an error. Resuming the run with
@@ -33,7 +34,7 @@ class FailedForkTest {
         System.setProperty(BenchDb.DECORATOR_PROPERTY, FailingSetup.class.getName());
         try {
             code = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
-                    "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "broken");
+                    "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--output", results.toString(), "--run-id", "broken");
         } finally {
             System.clearProperty(BenchDb.DECORATOR_PROPERTY);
         }
@@ -56,7 +57,8 @@ class FailedForkTest {
 
         ByteArrayOutputStream again = new ByteArrayOutputStream();
         int resumed = BenchMain.execute(new PrintStream(again, true, StandardCharsets.UTF_8),
-                "run", "--profile", "smoke", "--output", results.toString(), "--run-id", "broken", "--resume");
+                "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--output", results.toString(), "--run-id", "broken",
+                "--resume");
         String resumeConsole = again.toString(StandardCharsets.UTF_8);
         assertEquals(0, resumed, resumeConsole);
         assertTrue(resumeConsole.contains("2 forks without a result yet"), resumeConsole);

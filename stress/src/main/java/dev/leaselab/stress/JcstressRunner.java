@@ -1,6 +1,7 @@
 package dev.leaselab.stress;
 
 import dev.leaselab.lease.BrokenStore;
+import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.stress.jcstress.SharedStores;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -74,7 +75,7 @@ public final class JcstressRunner {
     public List<Verdict> runAll(boolean perStrategy) {
         List<Verdict> verdicts = new ArrayList<>();
         if (perStrategy) {
-            for (StoreUnderTest store : StoreUnderTest.allCorrect()) {
+            for (StoreUnderTest store : StoreUnderTest.allCorrect(LockingStrategy.Engine.SQLITE)) {
                 verdicts.add(run(store, "dev.leaselab.stress.jcstress"));
             }
         } else {
@@ -121,7 +122,7 @@ public final class JcstressRunner {
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
         Verdict verdict = judge(store, name, check, exit, output, millis, dir);
-        progress.printf(Locale.ROOT, "%-40s %-22s %9d samples, %6d forbidden, %5.1f s: %s%n", name, check,
+        progress.printf(Locale.ROOT, "%-50s %-22s %9d samples, %6d forbidden, %5.1f s: %s%n", name, check,
                 verdict.races(), verdict.violations(), millis / 1000.0, verdict.outcome());
         progress.flush();
         return verdict;

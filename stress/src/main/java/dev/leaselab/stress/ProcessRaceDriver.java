@@ -1,7 +1,6 @@
 package dev.leaselab.stress;
 
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.StoreOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -22,12 +21,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * Races worker JVMs ({@link StressWorker}) on one database file, and injects faults while they
+ * Races worker JVMs ({@link StressWorker}) on one database, and injects faults while they
  * run: {@code kill -9} of a worker at a random moment (inside a transaction, now and then), and
  * {@code SIGSTOP} of a worker that holds a lease, for three times the lease, then {@code SIGCONT},
- * so that it renews and completes with a stale fence. Afterwards the file must pass
- * {@code PRAGMA integrity_check}, and the {@link HistoryChecker} judges the merged histories of
- * all workers (killed ones included) together with the final rows.
+ * so that it renews and completes with a stale fence. On PostgreSQL a killed worker's connection
+ * dies with it and a paused worker may hold a row lock or a transaction open while it sleeps.
+ * Afterwards a SQLite file must pass {@code PRAGMA integrity_check}, and the
+ * {@link HistoryChecker} judges the merged histories of all workers (killed ones included)
+ * together with the final rows.
  */
 public final class ProcessRaceDriver {
 
@@ -64,7 +65,9 @@ public final class ProcessRaceDriver {
     private final StoreUnderTest sut;
     private final Settings settings;
     private final Path dir;
-    private final Path db;
+    private final Path sqliteFile;
+    /** The race's database, created when the race starts. */
+    private StressDatabase db;
     private final Path stop;
     private final Random random;
     private final List<Worker> live = new ArrayList<>();
@@ -75,12 +78,12 @@ public final class ProcessRaceDriver {
         this.sut = sut;
         this.settings = settings;
         this.dir = dir.resolve("processes-" + sut.name().replace('/', '-'));
-        this.db = this.dir.resolve("jobs.db");
+        this.sqliteFile = this.dir.resolve("jobs.db");
         this.stop = this.dir.resolve("stop");
         this.random = new Random(settings.seed());
     }
 
-    /** Races {@code sut} across processes on a new database file under {@code dir}. */
+    /** Races {@code sut} across processes on a new database: a file under {@code dir}, or a schema on PostgreSQL. */
     public static RaceResult run(StoreUnderTest sut, Path dir, Settings settings) {
         return new ProcessRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
                 Objects.requireNonNull(settings, "settings")).run();
@@ -106,7 +109,16 @@ public final class ProcessRaceDriver {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (LeaseStore store = sut.open(db, StoreOptions.defaults())) {
+        db = StressDatabase.create(sut, sqliteFile);
+        try {
+            return race(begun);
+        } finally {
+            db.drop();
+        }
+    }
+
+    private RaceResult race(long begun) {
+        try (LeaseStore store = db.open(sut, 2)) {
             for (int slot = 0; slot < settings.slots(); slot++) {
                 store.enqueue(StressWorker.jobId(slot, 0));
             }
@@ -167,8 +179,8 @@ public final class ProcessRaceDriver {
         List<Op> ops = new ArrayList<>();
         histories.forEach(h -> ops.addAll(JsonLinesHistory.read(h)));
         // A worker that crashed on its own makes the run worthless: report it like a broken file.
-        String integrity = crashes.isEmpty() ? DatabaseFile.integrityCheck(db) : String.join("; ", crashes);
-        CheckReport check = HistoryChecker.check(ops, DatabaseFile.rows(db));
+        String integrity = crashes.isEmpty() ? db.integrityCheck() : String.join("; ", crashes);
+        CheckReport check = HistoryChecker.check(ops, db.rows());
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         String first = check.passed() ? null : check.describeViolations(1);
@@ -200,7 +212,7 @@ public final class ProcessRaceDriver {
         command.add(ChildJvm.java());
         command.addAll(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "-cp", ChildJvm.classPath(), StressWorker.class.getName(),
-                db.toString(), history.toString(), sut.name(), name, Long.toString(random.nextLong()),
+                db.argument(), history.toString(), sut.name(), name, Long.toString(random.nextLong()),
                 Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()),
                 Long.toString(settings.ttlMillis() / 2), stop.toString(),
                 Long.toString(settings.duration().toMillis() + 120_000)));

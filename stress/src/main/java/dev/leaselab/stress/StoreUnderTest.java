@@ -1,8 +1,12 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.BrokenPostgresStore;
 import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.PostgresLeaseStore;
+import dev.leaselab.lease.PostgresOptions;
 import dev.leaselab.lease.SqliteLeaseStore;
 import dev.leaselab.lease.StoreOptions;
 import java.nio.file.Path;
@@ -11,23 +15,38 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A store the gate runs: a correct {@link LockingStrategy}, or a {@link BrokenStore} negative
- * control built on one. A correct store must show no violation; a control must show one.
+ * A store the gate runs: a correct {@link LockingStrategy}, or a negative control built on one (a
+ * {@link BrokenStore} on SQLite, a {@link BrokenPostgresStore} on PostgreSQL). A correct store must
+ * show no violation; a control must show one.
  *
  * @param strategy the locking strategy
- * @param broken the broken variant, or null for the shipped store
+ * @param broken the broken variant ({@link BrokenStore} or {@link BrokenPostgresStore}, matching the
+ *     strategy's engine), or null for the shipped store
  */
-public record StoreUnderTest(LockingStrategy strategy, BrokenStore broken) {
+public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
 
-    /** The broken variants the stress suite must catch: each breaks a guard that races exercise. */
+    /** The broken SQLite variants the stress suite must catch: each breaks a guard that races exercise. */
     public static final List<BrokenStore> CONTROLS = List.of(
             BrokenStore.CLAIM_READ_THEN_WRITE,
             BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK,
             BrokenStore.RELEASE_RESETS_FENCE,
             BrokenStore.CLAIM_MANY_FIRST_OWNER_ONLY);
 
+    /** The broken PostgreSQL variants: every one there is, each on the strategy it breaks. */
+    public static final List<StoreUnderTest> POSTGRES_CONTROLS = List.of(
+            new StoreUnderTest(LockingStrategy.PG_ROW_LOCK, BrokenPostgresStore.CHECK_THEN_ACT_WITHOUT_LOCK),
+            new StoreUnderTest(LockingStrategy.PG_CONDITIONAL_UPDATE, BrokenPostgresStore.COMPLETE_WITHOUT_FENCE_CHECK));
+
+    /** The variant that the process driver's paused workers must catch: a stale writer's complete. */
+    private static final String STALE_WRITER = "COMPLETE_WITHOUT_FENCE_CHECK";
+
     public StoreUnderTest {
         Objects.requireNonNull(strategy, "strategy");
+        Class<?> expected = strategy.engine() == Engine.SQLITE ? BrokenStore.class : BrokenPostgresStore.class;
+        if (broken != null && !expected.isInstance(broken)) {
+            throw new IllegalArgumentException("broken must be a " + expected.getSimpleName() + " for " + strategy
+                    + ": " + broken);
+        }
     }
 
     /** The shipped store with {@code strategy}. */
@@ -35,22 +54,26 @@ public record StoreUnderTest(LockingStrategy strategy, BrokenStore broken) {
         return new StoreUnderTest(strategy, null);
     }
 
-    /** Every shipped strategy, in declaration order. */
-    public static List<StoreUnderTest> allCorrect() {
+    /** Every shipped strategy of {@code engine}, in declaration order. */
+    public static List<StoreUnderTest> allCorrect(Engine engine) {
         List<StoreUnderTest> all = new ArrayList<>();
-        for (LockingStrategy strategy : LockingStrategy.of(LockingStrategy.Engine.SQLITE)) {
+        for (LockingStrategy strategy : LockingStrategy.of(engine)) {
             all.add(correct(strategy));
         }
         return all;
     }
 
-    /** The negative controls, each on {@link LockingStrategy#IMMEDIATE}. */
-    public static List<StoreUnderTest> controls() {
+    /** The negative controls of {@code engine}: SQLite's on {@link LockingStrategy#IMMEDIATE}. */
+    public static List<StoreUnderTest> controls(Engine engine) {
+        if (engine == Engine.POSTGRESQL) {
+            return POSTGRES_CONTROLS;
+        }
         return CONTROLS.stream().map(b -> new StoreUnderTest(LockingStrategy.IMMEDIATE, b)).toList();
     }
 
     /**
-     * Parses {@link #name()}: {@code IMMEDIATE} or {@code CLAIM_READ_THEN_WRITE/IMMEDIATE}.
+     * Parses {@link #name()}: {@code IMMEDIATE} or {@code CLAIM_READ_THEN_WRITE/IMMEDIATE}. The
+     * strategy's engine says which enum of broken variants the prefix names.
      *
      * @throws IllegalArgumentException naming the text when it names no strategy or variant
      */
@@ -61,8 +84,10 @@ public record StoreUnderTest(LockingStrategy strategy, BrokenStore broken) {
             if (slash < 0) {
                 return correct(LockingStrategy.valueOf(name));
             }
-            return new StoreUnderTest(LockingStrategy.valueOf(name.substring(slash + 1)),
-                    BrokenStore.valueOf(name.substring(0, slash)));
+            LockingStrategy strategy = LockingStrategy.valueOf(name.substring(slash + 1));
+            String variant = name.substring(0, slash);
+            return new StoreUnderTest(strategy, strategy.engine() == Engine.SQLITE
+                    ? BrokenStore.valueOf(variant) : BrokenPostgresStore.valueOf(variant));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("store must be a LockingStrategy or BROKEN_VARIANT/STRATEGY: " + name, e);
         }
@@ -73,14 +98,39 @@ public record StoreUnderTest(LockingStrategy strategy, BrokenStore broken) {
         return broken != null;
     }
 
+    /** Whether this control writes a stale complete: the one the process driver's pauses must catch. */
+    public boolean isStaleWriterControl() {
+        return broken != null && broken.name().equals(STALE_WRITER);
+    }
+
+    /** The engine the store runs on. */
+    public Engine engine() {
+        return strategy.engine();
+    }
+
     /** {@code IMMEDIATE}, or {@code CLAIM_READ_THEN_WRITE/IMMEDIATE} for a control. */
     public String name() {
         return broken == null ? strategy.name() : broken.name() + "/" + strategy.name();
     }
 
-    /** Opens this store on {@code file}. */
+    /** Opens this SQLite store on {@code file}. */
     public LeaseStore open(Path file, StoreOptions options) {
-        return broken == null ? SqliteLeaseStore.open(file, strategy, options) : broken.open(file, strategy, options);
+        requireEngine(Engine.SQLITE);
+        return broken == null ? SqliteLeaseStore.open(file, strategy, options)
+                : ((BrokenStore) broken).open(file, strategy, options);
+    }
+
+    /** Opens this PostgreSQL store on the database (and schema) of {@code jdbcUrl}. */
+    public LeaseStore open(String jdbcUrl, PostgresOptions options) {
+        requireEngine(Engine.POSTGRESQL);
+        return broken == null ? PostgresLeaseStore.open(jdbcUrl, strategy, options)
+                : ((BrokenPostgresStore) broken).open(jdbcUrl, strategy, options);
+    }
+
+    private void requireEngine(Engine engine) {
+        if (engine() != engine) {
+            throw new IllegalArgumentException(name() + " runs on " + engine() + ", not on " + engine);
+        }
     }
 
     @Override

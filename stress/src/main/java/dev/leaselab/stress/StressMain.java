@@ -1,5 +1,6 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The one command of the concurrency gate: {@code java -jar stress/target/stress.jar [--profile quick|long]}.
- * Races every {@link dev.leaselab.lease.LockingStrategy} and every negative control, prints a
+ * Races every {@link dev.leaselab.lease.LockingStrategy} and every negative control of SQLite and
+ * PostgreSQL ({@code --engine} chooses), prints a
  * verdict table, writes it with JUnit XML under {@code results/stress/<run-id>/}, and exits 0
  * when every strategy passed and every control was caught, 1 on a violation or a missed
  * control, 2 on a wrong option, 3 when a run saw too little overlap to judge (inconclusive).
@@ -28,6 +31,11 @@ public final class StressMain implements Callable<Integer> {
     @Option(names = "--profile", defaultValue = "quick",
             description = "smoke, quick (default) or long; the options below change single settings")
     StressPlan.Profile profile;
+
+    @Option(names = "--engine", split = ",", defaultValue = "sqlite,postgresql",
+            description = "the engines whose strategies race: sqlite, postgresql or both (default); PostgreSQL needs a "
+                    + "server in LEASELAB_POSTGRES_URL (./with-postgres.sh sets it)")
+    List<Engine> engines;
 
     @Option(names = "--threads-seconds", description = "how long the thread driver races each store")
     Double threadsSeconds;
@@ -68,7 +76,12 @@ public final class StressMain implements Callable<Integer> {
     Path results;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StressMain())
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line: an IllegalArgumentException from the run is a wrong option, exit code 2. */
+    static CommandLine commandLine() {
+        return new CommandLine(new StressMain())
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler((e, command, parsed) -> {
                     if (!(e instanceof IllegalArgumentException)) {
@@ -76,8 +89,7 @@ public final class StressMain implements Callable<Integer> {
                     }
                     command.getErr().println(e.getMessage());
                     return CommandLine.ExitCode.USAGE;
-                })
-                .execute(args));
+                });
     }
 
     @Override
@@ -85,15 +97,19 @@ public final class StressMain implements Callable<Integer> {
         StressPlan plan = plan();
         String runId = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path runDir = results.resolve(runId);
-        Path work;
+        Path work = runDir.resolve("work");
+        // Checks the options and the PostgreSQL server before any folder is created: a missing
+        // server is a wrong option (exit 2), not a failed run.
+        StressRun run = new StressRun(plan, engines, work, System.out);
         try {
-            work = Files.createDirectories(runDir.resolve("work"));
+            Files.createDirectories(work);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + runDir, e);
         }
-        System.out.println("stress " + profile.name().toLowerCase(java.util.Locale.ROOT) + " run " + runId + ": " + plan);
+        System.out.println("stress " + profile.name().toLowerCase(Locale.ROOT) + " run " + runId
+                + " on " + engines + ": " + plan);
         long started = System.nanoTime();
-        List<Verdict> verdicts = new StressRun(plan, work, System.out).run();
+        List<Verdict> verdicts = run.run();
         VerdictReport.write(runDir, verdicts);
         System.out.println();
         System.out.print(VerdictReport.table(verdicts));

@@ -1,30 +1,43 @@
 package dev.leaselab.stress;
 
-import dev.leaselab.lease.BrokenStore;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
- * One run of the gate: every correct store and every negative control through the thread race
- * driver, the process race driver with faults, and (when the plan says so) jcstress.
+ * One run of the gate: every correct store and every negative control of the chosen engines
+ * through the thread race driver, the process race driver with faults, and (when the plan says
+ * so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
+ * the thread and process drivers race the same operations over real connections).
  */
 public final class StressRun {
 
     private final StressPlan plan;
+    private final List<Engine> engines;
     private final Path work;
     private final PrintStream progress;
     private final List<Verdict> verdicts = new ArrayList<>();
 
     /**
      * @param plan how long and how hard to race
+     * @param engines the engines whose strategies and controls race
      * @param work where the database files, histories and jcstress results go
      * @param progress where a line per check goes as the run proceeds
      */
-    public StressRun(StressPlan plan, Path work, PrintStream progress) {
-        // Build every driver's settings now, so a wrong number fails before minutes of racing.
+    public StressRun(StressPlan plan, List<Engine> engines, Path work, PrintStream progress) {
+        Objects.requireNonNull(engines, "engines");
+        if (engines.isEmpty()) {
+            throw new IllegalArgumentException("engines must name at least one engine");
+        }
+        // Check the server and build every driver's settings now, so that a missing server or a
+        // wrong number fails before minutes of racing.
+        if (engines.contains(Engine.POSTGRESQL)) {
+            StressDatabase.requirePostgres();
+        }
         plan.threadSettings(false);
         plan.threadSettings(true);
         plan.processSettings();
@@ -32,27 +45,31 @@ public final class StressRun {
             new JcstressRunner(work, plan.jcstressIterations(), plan.jcstressTime(), progress);
         }
         this.plan = plan;
+        this.engines = List.copyOf(engines);
         this.work = work;
         this.progress = progress;
     }
 
     /** Runs every check and returns a verdict per check and store. */
     public List<Verdict> run() {
-        List<StoreUnderTest> stores = new ArrayList<>(StoreUnderTest.allCorrect());
-        stores.addAll(StoreUnderTest.controls());
+        List<StoreUnderTest> stores = new ArrayList<>();
+        for (Engine engine : engines) {
+            stores.addAll(StoreUnderTest.allCorrect(engine));
+            stores.addAll(StoreUnderTest.controls(engine));
+        }
         for (StoreUnderTest store : stores) {
             record(store, ThreadRaceDriver.run(store, work, plan.threadSettings(store.isControl())),
                     plan.minThreadOverlap());
         }
         for (StoreUnderTest store : stores) {
-            if (store.isControl() && store.broken() != BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK) {
+            if (store.isControl() && !store.isStaleWriterControl()) {
                 // Across processes only the stale writer is a control: a paused worker's late
                 // complete is the fault that process mode adds. Claim races are the threads' job.
                 continue;
             }
             record(store, ProcessRaceDriver.run(store, work, plan.processSettings()), plan.minProcessOverlap());
         }
-        if (plan.jcstressIterations() > 0) {
+        if (plan.jcstressIterations() > 0 && engines.contains(Engine.SQLITE)) {
             verdicts.addAll(new JcstressRunner(work, plan.jcstressIterations(), plan.jcstressTime(), progress)
                     .runAll(plan.jcstressPerStrategy()));
         }
@@ -62,7 +79,7 @@ public final class StressRun {
     private void record(StoreUnderTest store, RaceResult result, long minOverlap) {
         Verdict verdict = Verdict.of(store, result, minOverlap);
         verdicts.add(verdict);
-        progress.printf(Locale.ROOT, "%-40s %-10s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
+        progress.printf(Locale.ROOT, "%-50s %-10s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
                 store.name(), result.mode(), result.races(), result.racesWithOverlap(), result.kills(),
                 result.pauses(), result.millis() / 1000.0, verdict.outcome());
         progress.flush();

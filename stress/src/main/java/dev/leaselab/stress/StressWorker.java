@@ -2,7 +2,6 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.StoreOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -11,7 +10,7 @@ import java.util.Optional;
 import java.util.Random;
 
 /**
- * One worker process of the {@link ProcessRaceDriver}: claims jobs on the shared database file,
+ * One worker process of the {@link ProcessRaceDriver}: claims jobs on the shared database,
  * holds each for a while ("works", sometimes past the lease), renews, then completes or releases
  * it or lets it expire, and
  * writes every operation to its history file. Its lease clock is the wall clock in milliseconds,
@@ -24,7 +23,7 @@ import java.util.Random;
  * <p>It prints {@code READY} once its store is open, and stops when the stop file appears (or after
  * {@code maxMillis}, should the driver be gone).
  *
- * <p>Usage: {@code StressWorker db history store name seed slots ttlMillis workMillis stopFile maxMillis}
+ * <p>Usage: {@code StressWorker database history store name seed slots ttlMillis workMillis stopFile maxMillis}
  */
 public final class StressWorker {
 
@@ -55,12 +54,12 @@ public final class StressWorker {
             throw new IllegalArgumentException(
                     "usage: StressWorker db history store name seed slots ttlMillis workMillis stopFile maxMillis");
         }
-        Path db = Path.of(args[0]);
+        StressDatabase db = StressDatabase.parse(args[0]);
         Path historyFile = Path.of(args[1]);
         StoreUnderTest sut = StoreUnderTest.parse(args[2]);
         Path stop = Path.of(args[8]);
         long deadline = System.nanoTime() + Long.parseLong(args[9]) * 1_000_000;
-        try (LeaseStore lease = sut.open(db, StoreOptions.defaults().withPoolSize(2));
+        try (LeaseStore lease = db.open(sut, 2);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
             StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), args[3],
                     Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));

@@ -2,7 +2,6 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.StoreOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +36,8 @@ import java.util.function.IntFunction;
  *
  * Every attempt is timed, so the driver counts the races whose attempts really overlapped; a run
  * that saw few of those proves little. Every operation goes into a history that the
- * {@link HistoryChecker} judges at the end, together with the final database file.
+ * {@link HistoryChecker} judges at the end, together with the final rows of the database
+ * ({@link StressDatabase}: a SQLite file, or a schema of its own on PostgreSQL).
  */
 public final class ThreadRaceDriver {
 
@@ -50,6 +50,12 @@ public final class ThreadRaceDriver {
      * probability near 0.6^60, about 5e-14.
      */
     static final int FIRST_OWNER_ROUNDS = 60;
+
+    /**
+     * How a violation seen in a claimMany round begins. Those rounds call the store directly, not
+     * through the recorded history, so the checker never sees them: only the driver judges them.
+     */
+    static final String CLAIM_MANY = "claimMany";
 
     /**
      * @param maxOwners the widest race (at least 2)
@@ -98,7 +104,7 @@ public final class ThreadRaceDriver {
         this.random = new Random(settings.seed());
     }
 
-    /** Races {@code sut} on a new database file in {@code dir}. */
+    /** Races {@code sut} on a new database: a file in {@code dir}, or a new schema on the PostgreSQL server. */
     public static RaceResult run(StoreUnderTest sut, Path dir, Settings settings) {
         return new ThreadRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
                 Objects.requireNonNull(settings, "settings")).run();
@@ -107,31 +113,39 @@ public final class ThreadRaceDriver {
     private RaceResult run() {
         long started = System.nanoTime();
         long deadline = started + settings.duration().toNanos();
-        StoreOptions options = StoreOptions.defaults().withPoolSize(Math.max(16, settings.maxOwners() + 2));
+        int poolSize = Math.max(16, settings.maxOwners() + 2);
         ExecutorService threads = Executors.newFixedThreadPool(settings.maxOwners(), task -> {
             Thread thread = new Thread(task, "race-owner");
             thread.setDaemon(true);
             return thread;
         });
         long unknown;
-        try (LeaseStore store = sut.open(file, options)) {
-            RecordedStore recorded = new RecordedStore(store, "threads", history);
-            newHotJob(store);
-            for (long round = 0; round < settings.maxRounds() && System.nanoTime() < deadline
-                    && firstViolation == null; round++) {
-                switch ((int) (round % 3)) {
-                    case 0 -> freshJobRound(recorded, threads, round);
-                    case 1 -> hotJobRound(recorded, threads, round);
-                    default -> claimManyRound(store, round);
+        CheckReport check;
+        String integrity;
+        StressDatabase db = StressDatabase.create(sut, file);
+        try {
+            try (LeaseStore store = db.open(sut, poolSize)) {
+                RecordedStore recorded = new RecordedStore(store, "threads", history);
+                newHotJob(store);
+                for (long round = 0; round < settings.maxRounds() && System.nanoTime() < deadline
+                        && firstViolation == null; round++) {
+                    switch ((int) (round % 3)) {
+                        case 0 -> freshJobRound(recorded, threads, round);
+                        case 1 -> hotJobRound(recorded, threads, round);
+                        default -> claimManyRound(store, round);
+                    }
                 }
+                unknown = recorded.failures();
+            } finally {
+                threads.shutdownNow();
             }
-            unknown = recorded.failures();
+            check = HistoryChecker.check(history.ops(), db.rows());
+            integrity = db.integrityCheck();
         } finally {
-            threads.shutdownNow();
+            db.drop();
         }
-        CheckReport check = HistoryChecker.check(history.ops(), DatabaseFile.rows(file));
         return new RaceResult(sut.name(), "threads", races, racesWithOverlap, operations, unknown,
-                opsUntilFirstViolation, firstViolation, check, 0, 0, DatabaseFile.integrityCheck(file),
+                opsUntilFirstViolation, firstViolation, check, 0, 0, integrity,
                 (System.nanoTime() - started) / 1_000_000);
     }
 
@@ -217,13 +231,13 @@ public final class ThreadRaceDriver {
         }
         long winners = results.stream().filter(OptionalLong::isPresent).count();
         if (winners != 1) {
-            violation("claimMany on " + job + " with " + n + " owners: " + winners + " winners " + results);
+            violation(CLAIM_MANY + " on " + job + " with " + n + " owners: " + winners + " winners " + results);
             return;
         }
         claimManyRounds++;
         firstOwnerWins += results.get(0).isPresent() ? 1 : 0;
         if (claimManyRounds == FIRST_OWNER_ROUNDS && firstOwnerWins == claimManyRounds) {
-            violation("claimMany: the first owner won all " + claimManyRounds + " rounds; the others never raced");
+            violation(CLAIM_MANY + ": the first owner won all " + claimManyRounds + " rounds; the others never raced");
         }
     }
 

@@ -78,7 +78,7 @@ public record Verdict(String store, String check, boolean control, long races, l
 
     /** One line of the table. */
     public String row() {
-        return String.format(Locale.ROOT, "%-40s %-22s %8d %8s %9d %5d %9s %5d %6d %7.1f  %s", store, check, races,
+        return String.format(Locale.ROOT, "%-50s %-22s %8d %8s %9d %5d %9s %5d %6d %7.1f  %s", store, check, races,
                 racesWithOverlap < 0 ? "-" : racesWithOverlap, operations, violations,
                 opsUntilFirstViolation < 0 ? "-" : opsUntilFirstViolation,
                 kills, pauses, millis / 1000.0, outcome);
@@ -86,7 +86,7 @@ public record Verdict(String store, String check, boolean control, long races, l
 
     /** The header of the table. */
     public static String header() {
-        return String.format(Locale.ROOT, "%-40s %-22s %8s %8s %9s %5s %9s %5s %6s %7s  %s", "store", "check", "races",
+        return String.format(Locale.ROOT, "%-50s %-22s %8s %8s %9s %5s %9s %5s %6s %7s  %s", "store", "check", "races",
                 "overlap", "ops", "viol", "ops->1st", "kills", "pauses", "seconds", "verdict");
     }
 }

@@ -1,11 +1,14 @@
 package dev.leaselab.stress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leaselab.lease.BrokenPostgresStore;
 import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,12 +25,68 @@ class HarnessInputTest {
 
     @Test
     void storeNamesRoundTripForEveryStrategyAndControl() {
-        for (StoreUnderTest store : StoreUnderTest.allCorrect()) {
-            assertEquals(store, StoreUnderTest.parse(store.name()));
+        for (Engine engine : Engine.values()) {
+            for (StoreUnderTest store : StoreUnderTest.allCorrect(engine)) {
+                assertEquals(store, StoreUnderTest.parse(store.name()));
+                assertEquals(engine, store.engine());
+            }
+            for (StoreUnderTest control : StoreUnderTest.controls(engine)) {
+                assertEquals(control, StoreUnderTest.parse(control.name()));
+            }
+            assertEquals(LockingStrategy.of(engine).size(), StoreUnderTest.allCorrect(engine).size());
         }
         StoreUnderTest control = new StoreUnderTest(LockingStrategy.EXCLUSIVE, BrokenStore.RELEASE_RESETS_FENCE);
         assertEquals(control, StoreUnderTest.parse("RELEASE_RESETS_FENCE/EXCLUSIVE"));
-        assertEquals(LockingStrategy.of(LockingStrategy.Engine.SQLITE).size(), StoreUnderTest.allCorrect().size());
+        // Both enums have this name: the strategy's engine says which one is meant.
+        assertEquals(BrokenPostgresStore.COMPLETE_WITHOUT_FENCE_CHECK,
+                StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/PG_ROW_LOCK").broken());
+        assertEquals(BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK,
+                StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/SERIALIZED").broken());
+    }
+
+    @Test
+    void aBrokenVariantOfTheOtherEngineIsRejectedNamingIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new StoreUnderTest(LockingStrategy.PG_ROW_LOCK, BrokenStore.CLAIM_READ_THEN_WRITE));
+        assertTrue(e.getMessage().contains("BrokenPostgresStore") && e.getMessage().contains("PG_ROW_LOCK"),
+                e.getMessage());
+        IllegalArgumentException parsed = assertThrows(IllegalArgumentException.class,
+                () -> StoreUnderTest.parse("CLAIM_READ_THEN_WRITE/PG_ROW_LOCK"));
+        assertTrue(parsed.getMessage().contains("CLAIM_READ_THEN_WRITE/PG_ROW_LOCK"), parsed.getMessage());
+    }
+
+    @Test
+    void workerDatabaseArgumentsRoundTrip() {
+        StressDatabase file = new StressDatabase.SqliteFile(dir.resolve("jobs.db"));
+        assertEquals(file, StressDatabase.parse(file.argument()));
+        StressDatabase schema = new StressDatabase.PostgresSchema("jdbc:postgresql://127.0.0.1:5432/postgres?user=u",
+                "stress_1_2_x");
+        assertEquals(schema, StressDatabase.parse(schema.argument()));
+        assertEquals("jdbc:postgresql://127.0.0.1:5432/postgres?user=u&currentSchema=stress_1_2_x",
+                ((StressDatabase.PostgresSchema) schema).url());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> StressDatabase.parse("postgresql:jdbc:postgresql://127.0.0.1:5432/postgres"));
+        assertTrue(e.getMessage().contains("currentSchema"), e.getMessage());
+    }
+
+    @Test
+    void aPostgresServerThatDoesNotAnswerIsAWrongOptionAndNoRunFolderIsCreated() {
+        String before = System.getProperty(StressDatabase.URL_PROPERTY);
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        System.setProperty(StressDatabase.URL_PROPERTY, "jdbc:postgresql://127.0.0.1:1/postgres?user=nobody");
+        try {
+            java.io.StringWriter err = new java.io.StringWriter();
+            int exit = StressMain.commandLine().setErr(new java.io.PrintWriter(err)).execute("--profile", "smoke", "--engine", "postgresql", "--results", dir.resolve("r").toString());
+            assertEquals(2, exit);
+            assertTrue(err.toString().contains("does not answer"), err.toString());
+            assertFalse(Files.exists(dir.resolve("r")), "a run folder was created");
+        } finally {
+            if (before == null) {
+                System.clearProperty(StressDatabase.URL_PROPERTY);
+            } else {
+                System.setProperty(StressDatabase.URL_PROPERTY, before);
+            }
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The smoke profile of the gate, as {@code mvn verify} runs it: every strategy across threads
+ * The smoke profile of the gate, as {@code mvn verify} runs it: every strategy of SQLite and
+ * PostgreSQL across threads
  * and across worker processes with at least one {@code kill -9} and one {@code SIGSTOP} pause
  * each, and every negative control caught. The verdicts must all be good.
  */
@@ -26,7 +28,8 @@ class SmokeProfileTest {
     @Test
     void smokeProfilePassesEveryStrategyAndCatchesEveryControl() throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
-        List<Verdict> verdicts = new StressRun(StressPlan.Profile.SMOKE.plan(), dir,
+        List<Engine> engines = TestEngines.all();
+        List<Verdict> verdicts = new StressRun(StressPlan.Profile.SMOKE.plan(), engines, dir,
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         VerdictReport.write(dir.resolve("report"), verdicts);
         String table = VerdictReport.table(verdicts);
@@ -34,14 +37,20 @@ class SmokeProfileTest {
 
         assertTrue(verdicts.stream().allMatch(v -> v.outcome().good()), table + "\n"
                 + Files.readString(dir.resolve("report/verdicts.txt")));
-        for (LockingStrategy strategy : LockingStrategy.of(LockingStrategy.Engine.SQLITE)) {
-            Verdict processes = verdicts.stream()
-                    .filter(v -> v.store().equals(strategy.name()) && v.check().equals("processes"))
-                    .findFirst().orElseThrow();
-            assertTrue(processes.kills() >= 1 && processes.pauses() >= 1, processes.row());
+        long controls = 0;
+        for (Engine engine : engines) {
+            for (LockingStrategy strategy : LockingStrategy.of(engine)) {
+                Verdict processes = verdicts.stream()
+                        .filter(v -> v.store().equals(strategy.name()) && v.check().equals("processes"))
+                        .findFirst().orElseThrow();
+                assertTrue(processes.kills() >= 1 && processes.pauses() >= 1, processes.row());
+            }
+            // Every control across threads, and the stale writer across processes as well.
+            controls += StoreUnderTest.controls(engine).size()
+                    + StoreUnderTest.controls(engine).stream().filter(StoreUnderTest::isStaleWriterControl).count();
         }
         long caught = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.CAUGHT).count();
-        assertEquals(StoreUnderTest.CONTROLS.size() + 1, caught, table);
+        assertEquals(controls, caught, table);
         assertTrue(Files.readString(dir.resolve("report/TEST-stress.xml")).contains("failures=\"0\""));
     }
 }

@@ -1,6 +1,7 @@
 package dev.leaselab.stress.jcstress;
 
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.stress.StoreUnderTest;
 import java.io.IOException;
@@ -51,7 +52,7 @@ public final class SharedStores {
 
     private static List<StoreUnderTest> choose() {
         String chosen = System.getProperty(PROPERTY);
-        return chosen == null || chosen.isBlank() ? StoreUnderTest.allCorrect() : List.of(StoreUnderTest.parse(chosen));
+        return chosen == null || chosen.isBlank() ? StoreUnderTest.allCorrect(LockingStrategy.Engine.SQLITE) : List.of(StoreUnderTest.parse(chosen));
     }
 
     private static Path createFile() {

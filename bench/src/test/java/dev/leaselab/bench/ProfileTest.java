@@ -1,0 +1,154 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.openjdk.jmh.annotations.Mode;
+
+/**
+ * What the profiles measure on each engine: no step ever combines a strategy of one engine with a
+ * storage of the other (JMH would run that cross product), PostgreSQL is measured where the brief
+ * of each profile says, and without a server its steps are dropped, loudly.
+ */
+class ProfileTest {
+
+    private static final Engine PG = Engine.POSTGRESQL;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"quick", "full", "smoke"})
+    void everyStepOfEveryProfileRunsOneEngineAndBothEnginesAreMeasured(String name) {
+        Profile profile = Profile.named(name);
+        for (Profile.Step step : profile.steps()) {
+            Engine engine = step.storages().get(0).engine();
+            step.storages().forEach(st -> assertEquals(engine, st.engine(), step.describe()));
+            step.strategies().forEach(ls -> assertEquals(engine, ls.engine(), step.describe()));
+            assertTrue(!step.strategies().isEmpty(), "a step without strategies: " + step.describe());
+        }
+        assertTrue(profile.forkRuns(Engine.SQLITE) > 0, name);
+        assertTrue(profile.forkRuns(PG) > 0, name);
+        assertEquals(profile.forkRuns(), profile.forkRuns(Engine.SQLITE) + profile.forkRuns(PG));
+    }
+
+    @Test
+    void aStepThatMixesEnginesIsRefusedNamingBoth() {
+        IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class, () -> new Profile.Step(
+                Profile.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), List.of(LockingStrategy.PG_ROW_LOCK)));
+        assertTrue(strategy.getMessage().contains("PG_ROW_LOCK") && strategy.getMessage().contains("WAL_NORMAL"),
+                strategy.getMessage());
+        IllegalArgumentException storages = assertThrows(IllegalArgumentException.class, () -> new Profile.Step(
+                Profile.FLOOR, Mode.Throughput, 1, List.of(Storage.WAL_FULL, Storage.POSTGRESQL),
+                List.of(LockingStrategy.IMMEDIATE)));
+        assertTrue(storages.getMessage().contains("POSTGRESQL"), storages.getMessage());
+    }
+
+    @Test
+    void quickMeasuresPostgresFloorAndHotJobAtOneAndEightThreadsAndTheRestAtEight() {
+        Profile quick = Profile.named("quick");
+        Set<String> pg = new TreeSet<>();
+        for (Profile.Step s : quick.onlyEngine(PG).steps()) {
+            assertEquals(List.of(Storage.POSTGRESQL), s.storages(), s.describe());
+            assertEquals(LockingStrategy.of(PG), s.strategies(), s.describe());
+            pg.add(s.benchmark() + " " + s.mode().shortLabel() + " " + s.threads());
+        }
+        assertEquals(new TreeSet<>(List.of(
+                "FloorBenchmark.update thrpt 1", "FloorBenchmark.update thrpt 8",
+                "ClaimBenchmark.hotJob thrpt 1", "ClaimBenchmark.hotJob thrpt 8",
+                "RenewBenchmark.renew thrpt 8", "CompleteBenchmark.complete thrpt 8", "WorkerCycleBenchmark.cycle thrpt 8",
+                "ClaimBenchmark.hotJob sample 8")), pg);
+        // 2 floors + 3 strategies x (2 hot-job thread counts + renew, complete, cycle + latency)
+        assertEquals(2 + 3 * 6, quick.forkRuns(PG));
+        // 2 floors + 6 strategies x 2 storages at 1 thread, 1 floor + 6 x 5 at 8 threads
+        assertEquals(2 + 12 + 1 + 30, quick.forkRuns(Engine.SQLITE));
+        assertTrue(quick.estimatedSeconds() <= 4.2 * 60, "quick must stay at about four minutes: " + quick.estimatedSeconds());
+    }
+
+    @Test
+    void fullMeasuresPostgresWhereverItMeasuresSqlite() {
+        Profile full = Profile.named("full");
+        assertEquals(shape(full.onlyEngine(Engine.SQLITE)), shape(full.onlyEngine(PG)));
+        full.onlyEngine(PG).steps().forEach(s -> assertEquals(LockingStrategy.of(PG), s.strategies(), s.describe()));
+    }
+
+    @Test
+    void smokeAddsConditionalUpdateOnPostgresForTheFloorAndTheHotJobAtTwoThreads() {
+        List<Profile.Step> pg = Profile.named("smoke").onlyEngine(PG).steps();
+        assertEquals(Set.of("FloorBenchmark.update thrpt 2", "ClaimBenchmark.hotJob thrpt 2"),
+                pg.stream().map(s -> s.benchmark() + " " + s.mode().shortLabel() + " " + s.threads()).collect(Collectors.toSet()));
+        pg.forEach(s -> assertEquals(List.of(LockingStrategy.PG_CONDITIONAL_UPDATE), s.strategies()));
+    }
+
+    @Test
+    void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
+        Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
+        p.steps().forEach(s -> assertEquals(PG, s.engine(), s.describe()));
+        assertEquals(2 + 6, p.forkRuns());
+    }
+
+    @Test
+    void theEstimateCountsEveryForkAndOnlySqliteFullStallsInTheWorstCase() {
+        Profile quick = Profile.named("quick");
+        double perFork = (quick.warmupIterations() * quick.warmupMillis()
+                + quick.measurementIterations() * quick.measurementMillis()) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
+        assertEquals(quick.forkRuns() * perFork, quick.estimatedSeconds(), 1e-9);
+        // quick runs the FULL storages only at one thread: nothing can stall
+        assertEquals(quick.estimatedSeconds(), quick.worstCaseSeconds(), 1e-9);
+        Profile pgOnly = Profile.named("full").onlyEngine(PG);
+        assertEquals(pgOnly.estimatedSeconds(), pgOnly.worstCaseSeconds(), 1e-9);
+    }
+
+    @Test
+    void withoutAServerThePostgresStepsAreDroppedWithABanner() {
+        Profile quick = Profile.named("quick");
+        PostgresTarget.Plan plan = PostgresTarget.plan(quick, Optional.empty(), true);
+        assertEquals(0, plan.profile().forkRuns(PG));
+        assertEquals(quick.forkRuns(Engine.SQLITE), plan.profile().forkRuns());
+        assertTrue(plan.banner().contains("PostgreSQL NOT measured"), plan.banner());
+        assertTrue(plan.banner().contains("./with-postgres.sh") && plan.banner().contains("LEASELAB_POSTGRES_URL"), plan.banner());
+        assertEquals(false, plan.record().get("measured"));
+        assertEquals(quick.forkRuns(PG), plan.record().get("droppedForks"));
+    }
+
+    @Test
+    void withoutAServerAProfileFilteredToPostgresIsAnError() {
+        Profile onlyPg = Profile.named("smoke").onlyEngine(PG);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresTarget.plan(onlyPg, Optional.empty(), true));
+        assertTrue(e.getMessage().contains("with-postgres.sh"), e.getMessage());
+    }
+
+    @Test
+    void aProfileWithoutPostgresStepsNeedsNoServerAndPrintsNoBanner() {
+        Profile sqlite = Profile.named("smoke").onlyEngine(Engine.SQLITE);
+        PostgresTarget.Plan plan = PostgresTarget.plan(sqlite, Optional.empty(), true);
+        assertNull(plan.banner());
+        assertEquals(sqlite, plan.profile());
+    }
+
+    @Test
+    void thePropertyNamesTheServerBeforeTheEnvironmentAndABlankValueNamesNone() {
+        assertEquals("-D" + PostgresTarget.URL_PROPERTY,
+                PostgresTarget.configured("jdbc:postgresql://a/b", "jdbc:postgresql://c/d").orElseThrow().source());
+        assertEquals(PostgresTarget.URL_ENVIRONMENT,
+                PostgresTarget.configured(" ", "jdbc:postgresql://c/d").orElseThrow().source());
+        assertTrue(PostgresTarget.configured(null, "").isEmpty());
+        assertEquals("jdbc:postgresql://h/db?user=u&password=***&ssl=true",
+                PostgresTarget.configured("jdbc:postgresql://h/db?user=u&password=secret&ssl=true", null).orElseThrow().redactedUrl());
+    }
+
+    private static Set<String> shape(Profile p) {
+        return p.steps().stream().map(s -> s.benchmark() + " " + s.mode().shortLabel() + " " + s.threads())
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+}

@@ -137,8 +137,8 @@ final class BenchDb implements AutoCloseable {
 
     /**
      * A plain connection for preparing and cleaning up rows between iterations. It is not measured,
-     * so it waits up to a minute for the write lock: several threads preparing their own batches
-     * under {@code synchronous=FULL} can hold it for longer than the benchmarks' 1 s busy timeout.
+     * so it waits up to a minute for the write lock rather than the benchmarks' 1 s busy timeout:
+     * a preparation that gave up would cost the whole fork.
      */
     private Connection borrowForSetup() throws SQLException {
         if (file != null) {

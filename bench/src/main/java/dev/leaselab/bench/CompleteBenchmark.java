@@ -21,12 +21,12 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * Completions, and only completions: before each iteration every thread writes a batch of jobs
- * that it already holds (owner, fence 1, a far expiry: exactly the row a claim leaves) in one
- * transaction through plain JDBC, and the measured method completes them one by one. So the
- * score is the cost of {@code complete} itself, not of the claim that prepares it, and without
- * a {@code Level.Invocation} setup (JMH sample 38: its timestamps would swamp an operation this
- * short). Finished jobs are deleted between iterations so the table does not grow.
+ * Completions, and only completions: before each iteration one thread writes, for every thread,
+ * a batch of jobs that thread already holds (owner, fence 1, a far expiry: exactly the row a claim
+ * leaves) in one transaction through plain JDBC, and the measured method completes them one by
+ * one. So the score is the cost of {@code complete} itself, not of the claim that prepares it, and
+ * without a {@code Level.Invocation} setup (JMH sample 38: its timestamps would swamp an operation
+ * this short). Finished jobs are deleted between iterations so the table does not grow.
  *
  * <p>Every completion must be accepted; {@code refused} or {@code failed} never count as
  * throughput. Run:
@@ -53,15 +53,23 @@ public class CompleteBenchmark {
     public Storage storage;
 
     private BenchDb db;
+    private JobBatch[] batches;
 
     @Setup(Level.Trial)
     public void open() {
         db = BenchDb.open(strategy, storage);
     }
 
+    @Setup(Level.Trial)
+    public void createBatches(BenchmarkParams params) {
+        batches = JobBatch.forThreads(params.getThreads(), "done-", Outcomes::ownerOf, UNTIL);
+    }
+
+    /** Runs on one thread while the others wait: no thread is running the benchmark meanwhile. */
     @Setup(Level.Iteration)
-    public void sweep() {
+    public void sweepAndPrepare(IterationParams iteration) {
         db.deleteDoneJobs();
+        JobBatch.prepareAll(batches, db, iteration);
     }
 
     @TearDown(Level.Trial)
@@ -76,14 +84,9 @@ public class CompleteBenchmark {
         String owner;
 
         @Setup(Level.Trial)
-        public void create(ThreadParams thread) {
+        public void create(CompleteBenchmark bench, ThreadParams thread) {
             owner = Outcomes.ownerOf(thread.getThreadIndex());
-            batch = new JobBatch("done-" + thread.getThreadIndex(), owner, UNTIL);
-        }
-
-        @Setup(Level.Iteration)
-        public void prepare(CompleteBenchmark bench, BenchmarkParams params, IterationParams iteration) {
-            batch.prepare(bench.db, iteration, params.getThreads());
+            batch = bench.batches[thread.getThreadIndex()];
         }
 
         @TearDown(Level.Iteration)

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.openjdk.jmh.infra.IterationParams;
 
 /**
@@ -12,6 +13,12 @@ import org.openjdk.jmh.infra.IterationParams;
  * it lasts the whole iteration; only if the thread runs out anyway (in practice only in the first
  * warmup iteration) does it prepare more inside the measurement, which is counted as a refill in
  * the tally.
+ *
+ * <p>All threads' batches are written by {@link #prepareAll} from a benchmark-scoped iteration
+ * setup, which JMH runs on one thread while the others wait. A thread-scoped setup would write
+ * while threads that finished their own setup already run the benchmark in JMH's warm-up loop;
+ * under {@code synchronous=FULL} at 8 threads such a writer starved past its one-minute busy
+ * timeout and three forks of the baseline failed that way.
  */
 final class JobBatch {
 
@@ -34,20 +41,43 @@ final class JobBatch {
      * @param prefix unique per thread, so threads never prepare the same id
      * @param owner null for fresh jobs, else the owner of a claim with fence 1 that lasts until {@code until}
      */
-    JobBatch(String prefix, String owner, double until) {
+    private JobBatch(String prefix, String owner, double until) {
         this.prefix = prefix;
         this.owner = owner;
         this.until = until;
     }
 
-    /** Prepares the jobs for the next iteration, sized from the rate of the previous one. */
-    void prepare(BenchDb db, IterationParams iteration, int threads) {
+    /**
+     * One batch per benchmark thread, indexed by JMH's thread index.
+     *
+     * @param prefix the ids of thread {@code i} start with {@code prefix + i}
+     * @param owner null for fresh jobs, else thread {@code i}'s jobs are held by {@code owner.apply(i)}
+     */
+    static JobBatch[] forThreads(int threads, String prefix, IntFunction<String> owner, double until) {
+        JobBatch[] batches = new JobBatch[threads];
+        for (int i = 0; i < threads; i++) {
+            batches[i] = new JobBatch(prefix + i, owner == null ? null : owner.apply(i), until);
+        }
+        return batches;
+    }
+
+    /** Prepares every thread's jobs for the next iteration, each sized from its thread's last rate. */
+    static void prepareAll(JobBatch[] batches, BenchDb db, IterationParams iteration) {
         double seconds = iteration.getTime().convertTo(TimeUnit.MILLISECONDS) / 1e3;
+        for (JobBatch batch : batches) {
+            batch.prepare(db, seconds, batches.length);
+        }
+        long start = System.nanoTime();
+        for (JobBatch batch : batches) {
+            batch.startNanos = start;
+        }
+    }
+
+    private void prepare(BenchDb db, double seconds, int threads) {
         double rate = lastRate >= 0 ? lastRate : FIRST_GUESS_OPS_PER_SECOND / Math.max(1, threads);
         int size = (int) Math.min(MAX_BATCH, Math.max(MIN_BATCH, 3 * rate * seconds));
         fill(db, size);
         taken = 0;
-        startNanos = System.nanoTime();
     }
 
     /** Marks the end of an iteration, so that the next batch can be sized from this one's rate. */

@@ -79,8 +79,8 @@ public class Outcomes {
 
     /**
      * Called first by every benchmark method: the wall-clock span of an iteration starts at a
-     * thread's first operation, so other threads' preparation in their iteration setup (the bulk
-     * inserts of the complete and cycle benchmarks) is not counted as this thread's time.
+     * thread's first operation, so the time a thread waits for the iteration's setup (the bulk
+     * inserts of the complete and cycle benchmarks) is not counted as its time.
      */
     void mark() {
         if (startNanos == 0) {

@@ -51,15 +51,23 @@ public class WorkerCycleBenchmark {
     public Storage storage;
 
     private BenchDb db;
+    private JobBatch[] batches;
 
     @Setup(Level.Trial)
     public void open() {
         db = BenchDb.open(strategy, storage);
     }
 
+    @Setup(Level.Trial)
+    public void createBatches(BenchmarkParams params) {
+        batches = JobBatch.forThreads(params.getThreads(), "cycle-", null, 0);
+    }
+
+    /** Runs on one thread while the others wait: no thread is running the benchmark meanwhile. */
     @Setup(Level.Iteration)
-    public void sweep() {
+    public void sweepAndPrepare(IterationParams iteration) {
         db.deleteDoneJobs();
+        JobBatch.prepareAll(batches, db, iteration);
     }
 
     @TearDown(Level.Trial)
@@ -73,13 +81,8 @@ public class WorkerCycleBenchmark {
         JobBatch batch;
 
         @Setup(Level.Trial)
-        public void create(ThreadParams thread) {
-            batch = new JobBatch("cycle-" + thread.getThreadIndex(), null, 0);
-        }
-
-        @Setup(Level.Iteration)
-        public void prepare(WorkerCycleBenchmark bench, BenchmarkParams params, IterationParams iteration) {
-            batch.prepare(bench.db, iteration, params.getThreads());
+        public void create(WorkerCycleBenchmark bench, ThreadParams thread) {
+            batch = bench.batches[thread.getThreadIndex()];
         }
 
         @TearDown(Level.Iteration)

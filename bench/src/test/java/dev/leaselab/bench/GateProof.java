@@ -54,6 +54,7 @@ public final class GateProof {
         int aaRegressed = 0;
         int slowCaught = 0;
         Instant started = Instant.now();
+        String loadAtStart = loadAverage();
         for (int t = 1; t <= tries; t++) {
             List<Path> a = new ArrayList<>();
             List<Path> b = new ArrayList<>();
@@ -84,9 +85,10 @@ public final class GateProof {
                         + "rounds of one fork each (A B A' A B A' ...). Benchmark: ClaimBenchmark.hotJob %s, WAL_NORMAL, "
                         + "1 thread, per fork %d x %d ms warmup and %d x %d ms measurement, so %d iterations per run. "
                         + "Gate defaults: 10%% threshold, 95%% bootstrap interval of the ratio of medians, Mann-Whitney U "
-                        + "p < 0.05. Machine: %s, %d cores, with other CPU-heavy work running.%n%n",
+                        + "p < 0.05. Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end.%n%n",
                 started, Instant.now(), tries, rounds, strategies, warmups, millis, iterations, millis, rounds * iterations,
-                Environment.describe().get("cpuModel"), Runtime.getRuntime().availableProcessors()));
+                Environment.describe().get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart,
+                loadAverage()));
         md.append(String.format(Locale.ROOT, "**A/A: %d of %d tries not regressed. Slowed store: %d of %d tries regressed.**%n%n",
                 tries - aaRegressed, tries, slowCaught, tries));
         md.append("| try | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] verdict |\n");
@@ -97,6 +99,15 @@ public final class GateProof {
         }
         Files.writeString(summary, md.toString());
         console.println(md);
+    }
+
+    /** The 1-minute load average, which says whether the machine was quiet (it counts idle-priority tasks too). */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     /** One run from several folders: the rows of the same key get the iterations of all of them. */

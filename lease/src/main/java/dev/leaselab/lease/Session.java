@@ -74,12 +74,19 @@ final class Session implements AutoCloseable {
 
     /**
      * Runs a query (or a statement with {@code RETURNING}) and reads the first column of its first
-     * row. The result set is closed before returning: until then SQLite keeps the write lock of a
-     * {@code RETURNING} statement.
+     * row. The rows are read to the end and closed before returning: until then SQLite keeps the
+     * write lock of a {@code RETURNING} statement, and only a statement that runs to its end lets
+     * SQLite checkpoint the WAL after an autocommit. One that is merely reset still commits but
+     * never checkpoints, and a stream of claims alone grew the WAL by a page per claim, without
+     * bound (1 GB after 250,000 claims, and claims about a quarter slower as it grew).
      */
     OptionalLong firstLong(String sql, Object... parameters) throws SQLException {
         try (ResultSet rows = bind(sql, parameters).executeQuery()) {
-            return rows.next() ? OptionalLong.of(rows.getLong(1)) : OptionalLong.empty();
+            OptionalLong first = rows.next() ? OptionalLong.of(rows.getLong(1)) : OptionalLong.empty();
+            while (rows.next()) {
+                // the statement must run to its end; see above
+            }
+            return first;
         }
     }
 

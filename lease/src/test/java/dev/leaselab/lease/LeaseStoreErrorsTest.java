@@ -255,6 +255,35 @@ class LeaseStoreErrorsTest {
         assertThrows(LeaseStoreException.class, () -> store.complete("j", "A", 1, 110, "r"));
     }
 
+    /**
+     * SQLite checkpoints the WAL after an autocommit only when the statement ran to its end. A
+     * claim whose {@code RETURNING} row was read and whose statement was then merely reset still
+     * committed, but never checkpointed: a stream of claims alone grew the WAL by a page each,
+     * without bound. Run to the limit, the WAL must stay near SQLite's default checkpoint
+     * threshold (1000 pages) instead of holding one page per claim.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sqliteStrategies")
+    void aStreamOfClaimsKeepsTheWalNearTheCheckpointThreshold(LockingStrategy strategy) throws Exception {
+        assumeCovered(strategy);
+        int claims = 2_500;
+        store = stores.openSqlite(file, strategy,
+                StoreOptions.defaults().withSynchronous(StoreOptions.Synchronous.NORMAL));
+        assertTrue(store.enqueue("hot"));
+        for (int i = 0; i < claims; i++) {
+            assertEquals(OptionalLong.of(i + 1), store.claim("hot", "w" + (i % 2), 2.0 * i, 1.0));
+        }
+        long pageSize = db.withConnection(c -> {
+            try (Statement st = c.createStatement()) {
+                return st.executeQuery("PRAGMA page_size").getLong(1);
+            }
+        });
+        long walFrames = (Files.size(Path.of(file + "-wal")) - 32) / (pageSize + 24);
+        assertTrue(walFrames <= 1_100, "the WAL holds " + walFrames + " pages after " + claims
+                + " claims: it is not being checkpointed");
+        assertEquals(claims, store.state("hot").orElseThrow().fence());
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("sqliteStrategies")
     void aReadOnlyFileIsAFailureAndIsLeftAlone(LockingStrategy strategy) throws Exception {

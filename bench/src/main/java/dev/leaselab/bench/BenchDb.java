@@ -251,6 +251,7 @@ final class BenchDb implements AutoCloseable {
         }
     }
 
+    /** Under {@code java.io.tmpdir}, which the forks inherit from the runner's command line. */
     private static Path tempDir() {
         try {
             return Files.createTempDirectory("leaselab-bench-");

@@ -37,7 +37,22 @@ final class Environment {
         String status = git("status", "--porcelain");
         env.put("gitDirty", status == null ? null : !status.isBlank());
         env.put("workingDirectory", Path.of("").toAbsolutePath().toString());
+        Path databases = Path.of(System.getProperty("java.io.tmpdir"));
+        env.put("databaseDirectory", databases.toAbsolutePath().toString());
+        env.put("databaseFileSystem", fileSystemType(databases));
         return env;
+    }
+
+    /**
+     * The file system that SQLite's files live on: on {@code tmpfs} no commit touches a disk, and on
+     * a disk even {@code synchronous=NORMAL} pays for the write-back of every page it writes.
+     */
+    private static String fileSystemType(Path directory) {
+        try {
+            return Files.getFileStore(directory).type();
+        } catch (IOException | RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     /** SQLite's own version, from {@code select sqlite_version()}: the library the driver bundles. */

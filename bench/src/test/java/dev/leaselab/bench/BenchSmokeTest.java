@@ -88,6 +88,10 @@ class BenchSmokeTest {
         assertEquals(System.getProperty("java.version"), env.path("javaVersion").asText());
         assertTrue(env.path("availableProcessors").asInt() >= 1);
         assertEquals("smoke", env.path("settings").path("profile").asText());
+        assertEquals(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().toString(),
+                env.path("databaseDirectory").asText());
+        assertFalse(env.path("databaseFileSystem").asText().isBlank(), env.toString());
+        assertFalse(env.path("databaseFileSystem").asText().startsWith("unknown"), env.toString());
     }
 
     @Test

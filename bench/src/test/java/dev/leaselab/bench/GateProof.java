@@ -14,7 +14,7 @@ import java.util.stream.DoubleStream;
 import org.openjdk.jmh.annotations.Mode;
 
 /**
- * The gate's proof on real runs, not a unit test (with the arguments below it took 19 minutes
+ * The gate's proof on real runs, not a unit test (with the arguments below it took 11 minutes
  * here): each try builds three runs, A, B with every store operation slowed by 25%
  * ({@link SlowedStore}), and A' (the same code as A), and asks the gate about A against A' (must
  * not regress) and A against B (must regress). {@code results/gate-proof.md} holds what it gave.
@@ -23,11 +23,12 @@ import org.openjdk.jmh.annotations.Mode;
  * in time (A1 B1 A'1 A2 B2 A'2 ...), so a change in the machine's other load hits all three runs
  * alike instead of landing on one of them; a gate fed with runs taken at different times inherits
  * the drift between them. The price: each run mixes forks from different moments, so its
- * iterations vary more. With {@code rounds = 1} it is the plain sequential design. Run from the repository root after
- * {@code mvn -B -pl bench verify}:
+ * iterations vary more. With {@code rounds = 1} it is the plain sequential design. Run from the
+ * repository root after {@code mvn -B -pl bench verify} (the committed proof, sequential design,
+ * SQLite's files in memory):
  * <pre>
- * java -cp bench/target/benchmarks.jar:bench/target/test-classes dev.leaselab.bench.GateProof \
- *     20 /tmp/gate-proof results/gate-proof.md CONDITIONAL_UPDATE 2 2 4 1000
+ * java -Djava.io.tmpdir=/dev/shm -cp bench/target/benchmarks.jar:bench/target/test-classes \
+ *     dev.leaselab.bench.GateProof 20 /tmp/gate-proof results/gate-proof.md CONDITIONAL_UPDATE 1 2 8 1000
  * </pre>
  * Arguments: tries, a work folder for the result folders, the summary file, the strategies,
  * rounds (forks per run), warmup iterations, measurement iterations per fork, iteration time in ms.
@@ -55,6 +56,7 @@ public final class GateProof {
         int slowCaught = 0;
         Instant started = Instant.now();
         String loadAtStart = loadAverage();
+        Map<String, Object> environment = Environment.describe();
         for (int t = 1; t <= tries; t++) {
             List<Path> a = new ArrayList<>();
             List<Path> b = new ArrayList<>();
@@ -85,10 +87,11 @@ public final class GateProof {
                         + "rounds of one fork each (A B A' A B A' ...). Benchmark: ClaimBenchmark.hotJob %s, WAL_NORMAL, "
                         + "1 thread, per fork %d x %d ms warmup and %d x %d ms measurement, so %d iterations per run. "
                         + "Gate defaults: 10%% threshold, 95%% bootstrap interval of the ratio of medians, Mann-Whitney U "
-                        + "p < 0.05. Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end.%n%n",
+                        + "p < 0.05. Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end. "
+                        + "SQLite files on %s (%s).%n%n",
                 started, Instant.now(), tries, rounds, strategies, warmups, millis, iterations, millis, rounds * iterations,
-                Environment.describe().get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart,
-                loadAverage()));
+                environment.get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart,
+                loadAverage(), environment.get("databaseFileSystem"), environment.get("databaseDirectory")));
         md.append(String.format(Locale.ROOT, "**A/A: %d of %d tries not regressed. Slowed store: %d of %d tries regressed.**%n%n",
                 tries - aaRegressed, tries, slowCaught, tries));
         md.append("| try | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] verdict |\n");

@@ -20,10 +20,15 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
 
     ConditionalUpdateProtocol(LeaseSql sql) {
         this.enqueue = sql.enqueue();
-        this.claim = LeaseSql.compareAndSet(sql.claimEffect(), sql.claimable()) + " RETURNING fence";
+        this.claim = claimStatement(sql);
         this.renew = LeaseSql.compareAndSet(sql.renewEffect(), sql.renewable());
         this.complete = LeaseSql.compareAndSet(sql.completeEffect(), sql.completable());
         this.release = LeaseSql.compareAndSet(sql.releaseEffect(), sql.releasable());
+    }
+
+    /** The one statement of a claim: the compare-and-set that hands out the next fence. */
+    static String claimStatement(LeaseSql sql) {
+        return LeaseSql.compareAndSet(sql.claimEffect(), sql.claimable()) + " RETURNING fence";
     }
 
     @Override

@@ -17,7 +17,7 @@ final class ClaimRowsNotReadToTheEnd implements WriteProtocol {
 
     ClaimRowsNotReadToTheEnd(WriteProtocol delegate, LeaseSql sql) {
         this.delegate = delegate;
-        this.claim = LeaseSql.compareAndSet(sql.claimEffect(), sql.claimable()) + " RETURNING fence";
+        this.claim = ConditionalUpdateProtocol.claimStatement(sql);
     }
 
     @Override

@@ -178,11 +178,14 @@ public final class BenchMain implements Callable<Integer> {
         int resamples;
         @Option(names = "--markdown", description = "also write the Markdown to this file")
         Path markdown;
+        @Option(names = "--raw", description = "compare the raw scores, not the scores divided by the machine reference "
+                + "measured around each iteration (runs without a reference are always compared raw)")
+        boolean raw;
 
         @Override
         public Integer call() throws IOException {
             GateStatistics stats = new GateStatistics(threshold, confidence, resamples, 42);
-            Gate.Outcome outcome = Gate.compare(BenchResults.load(baseline), BenchResults.load(current), stats);
+            Gate.Outcome outcome = Gate.compare(BenchResults.load(baseline), BenchResults.load(current), stats, !raw);
             String md = Gate.markdown(outcome, baseline.toString(), current.toString());
             spec.commandLine().getOut().print(md);
             spec.commandLine().getOut().flush();

@@ -32,9 +32,17 @@ final class BenchResults {
      * @param samples the raw score of every measurement iteration of every fork
      * @param percentiles for sample mode: percentile (0..100) to value, in {@code unit}
      * @param tally what the threads counted, or null if no tally was written
+     * @param reference {@link MachineReference}'s updates per second around each measurement
+     *     iteration, in the order of {@code samples}; empty when the run has none (older runs)
      */
     record Row(String benchmark, String mode, Map<String, String> params, int threads, String unit,
-               double score, double error, double[] samples, Map<Double, Double> percentiles, Tally tally) {
+               double score, double error, double[] samples, Map<Double, Double> percentiles, Tally tally,
+               double[] reference) {
+
+        /** Whether every sample has its machine reference. */
+        boolean hasReference() {
+            return reference.length > 0 && reference.length == samples.length;
+        }
 
         String key() {
             return benchmark + " " + mode + " " + paramText() + " threads=" + threads;
@@ -104,7 +112,8 @@ final class BenchResults {
             String key = full + " " + mode + " " + params + " " + threads;
             rows.add(new Row(shortName(full), mode, params, threads, primary.path("scoreUnit").asText(),
                     primary.path("score").asDouble(), primary.path("scoreError").asDouble(Double.NaN),
-                    samples(primary), mode.equals("sample") ? percentiles : Map.of(), tallies.get(key)));
+                    samples(primary), mode.equals("sample") ? percentiles : Map.of(), tallies.get(key),
+                    rawData(r.path("secondaryMetrics").path(MachineReference.LABEL))));
         }
         return rows;
     }
@@ -121,14 +130,11 @@ final class BenchResults {
      * sample mode the mean of each iteration's histogram.
      */
     private static double[] samples(JsonNode primary) {
-        List<Double> values = new ArrayList<>();
         if (primary.has("rawData")) {
-            for (JsonNode fork : primary.get("rawData")) {
-                for (JsonNode it : fork) {
-                    values.add(it.asDouble());
-                }
-            }
-        } else if (primary.has("rawDataHistogram")) {
+            return rawData(primary);
+        }
+        List<Double> values = new ArrayList<>();
+        if (primary.has("rawDataHistogram")) {
             for (JsonNode fork : primary.get("rawDataHistogram")) {
                 for (JsonNode it : fork) {
                     double sum = 0;
@@ -141,6 +147,17 @@ final class BenchResults {
                         values.add(sum / count);
                     }
                 }
+            }
+        }
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** A metric's {@code rawData}, forks in order and each fork's iterations in order; empty if it has none. */
+    private static double[] rawData(JsonNode metric) {
+        List<Double> values = new ArrayList<>();
+        for (JsonNode fork : metric.path("rawData")) {
+            for (JsonNode it : fork) {
+                values.add(it.asDouble());
             }
         }
         return values.stream().mapToDouble(Double::doubleValue).toArray();

@@ -249,7 +249,7 @@ final class BenchRun {
             Map<String, String> params = new java.util.TreeMap<>();
             r.getParams().getParamsKeys().forEach(k -> params.put(k, r.getParams().getParam(k)));
             rows.add(new BenchResults.Row(step.benchmark(), step.mode().shortLabel(), params, step.threads(), "", 0, 0,
-                    new double[0], Map.of(), null));
+                    new double[0], Map.of(), null, new double[0]));
         }
         return missingForks(step, rows);
     }
@@ -306,6 +306,7 @@ final class BenchRun {
                 .measurementIterations(profile.measurementIterations())
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis()))
                 .shouldFailOnError(false)
+                .addProfiler(MachineReference.class, "millis=" + profile.referenceMillis())
                 .param("storage", step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.hasStrategy()) {
             b.param("strategy", step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));

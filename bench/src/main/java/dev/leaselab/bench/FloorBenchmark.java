@@ -43,6 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class FloorBenchmark {
 
     static final String HOT = "hot";
+    /** The one statement per operation, shared with {@link MachineReference}. */
+    static final String UPDATE = "UPDATE jobs SET fence = fence + 1 WHERE id = ?";
 
     @Param
     public Storage storage;
@@ -69,7 +71,7 @@ public class FloorBenchmark {
         @Setup(Level.Trial)
         public void connect(FloorBenchmark bench) throws SQLException {
             connection = bench.db.connect();
-            update = connection.prepareStatement("UPDATE jobs SET fence = fence + 1 WHERE id = ?");
+            update = connection.prepareStatement(UPDATE);
             update.setString(1, HOT);
         }
 

@@ -38,6 +38,10 @@ import org.openjdk.jmh.runner.IterationType;
  * the system property {@value #TALLY_PROPERTY} (one JSON object per line), from which the report
  * computes Jain's fairness, the slowest thread and operations per wall-clock second. Those counts
  * include JMH's ramp-up and ramp-down, as the aux counters do.
+ *
+ * <p>While the {@link MachineReference} profiler is on (the runner turns it on), each thread also
+ * times its {@link ReferenceLoop} right before and right after every iteration, on its own thread,
+ * and hands the result to the profiler.
  */
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.EVENTS)
@@ -60,6 +64,9 @@ public class Outcomes {
     private int measurements;
     /** How often a thread ran out of prepared jobs and had to prepare more inside the measurement. */
     long refills;
+    /** This thread's {@link MachineReference} database, while that profiler is on. */
+    private ReferenceLoop reference;
+    private double referenceBefore;
 
     @Setup(Level.Trial)
     public void identify(ThreadParams thread) {
@@ -75,6 +82,13 @@ public class Outcomes {
         failed = 0;
         refills = 0;
         startNanos = 0;
+        long window = MachineReference.windowNanos();
+        if (window > 0) {
+            if (reference == null) {
+                reference = ReferenceLoop.open(window);
+            }
+            referenceBefore = reference.window();
+        }
     }
 
     /**
@@ -93,6 +107,9 @@ public class Outcomes {
         long endNanos = System.nanoTime();
         if (startNanos == 0) {
             startNanos = endNanos;
+        }
+        if (reference != null) {
+            MachineReference.record(Math.sqrt(referenceBefore * reference.window()));
         }
         boolean warmup = iteration.getType() == IterationType.WARMUP;
         int index = warmup ? ++warmups : ++measurements;
@@ -128,6 +145,14 @@ public class Outcomes {
             } catch (IOException e) {
                 throw new UncheckedIOException("could not append to the tally file " + target, e);
             }
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void closeReference() {
+        if (reference != null) {
+            reference.close();
+            reference = null;
         }
     }
 

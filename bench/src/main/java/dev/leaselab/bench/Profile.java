@@ -238,9 +238,18 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         return withSteps(steps.stream().filter(s -> s.engine() == engine).toList());
     }
 
-    /** Seconds the run should take if nothing stalls: iterations plus the measured per-fork overhead. */
+    /**
+     * Each of {@link MachineReference}'s two windows around an iteration: a tenth of an iteration,
+     * between 10 and 50 ms, so that the reference adds at most a fifth to the measured time.
+     */
+    int referenceMillis() {
+        return Math.max(10, Math.min(MachineReference.DEFAULT_MILLIS, measurementMillis / 10));
+    }
+
+    /** Seconds the run should take if nothing stalls: iterations, the reference's windows and the measured per-fork overhead. */
     double estimatedSeconds() {
-        double perFork = (warmupIterations * warmupMillis + measurementIterations * measurementMillis) / 1000.0
+        double perFork = (warmupIterations * warmupMillis + measurementIterations * measurementMillis
+                + (warmupIterations + measurementIterations) * 2 * referenceMillis()) / 1000.0
                 + FORK_OVERHEAD_SECONDS;
         return forkRuns() * perFork;
     }
@@ -273,6 +282,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("storages", Arrays.stream(Storage.values())
                 .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
+        m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("forkRuns", forkRuns());
         m.put("estimatedSeconds", Math.round(estimatedSeconds()));

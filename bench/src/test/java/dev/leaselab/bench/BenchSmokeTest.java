@@ -73,6 +73,11 @@ class BenchSmokeTest {
             assertTrue(names.stream().anyMatch(n -> n.startsWith("floor-ratio-")), "charts: " + names);
             assertTrue(names.stream().allMatch(n -> n.endsWith(".png")), "charts: " + names);
         }
+        for (BenchResults.Row r : BenchResults.load(run)) {
+            assertTrue(r.hasReference(), r.key() + ": a machine reference for each of its " + r.samples().length
+                    + " iterations, found " + r.reference().length);
+            assertTrue(java.util.Arrays.stream(r.reference()).allMatch(v -> v > 0), r.key() + " references are rates");
+        }
         String report = Files.readString(run.resolve("report.md"));
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);

@@ -14,7 +14,7 @@ import java.util.stream.DoubleStream;
 import org.openjdk.jmh.annotations.Mode;
 
 /**
- * The gate's proof on real runs, not a unit test (with the arguments below it took 11 minutes
+ * The gate's proof on real runs, not a unit test (with the arguments below it took 12 minutes
  * here): each try builds three runs, A, B with every store operation slowed by 25%
  * ({@link SlowedStore}), and A' (the same code as A), and asks the gate about A against A' (must
  * not regress) and A against B (must regress). {@code results/gate-proof.md} holds what it gave.
@@ -54,6 +54,8 @@ public final class GateProof {
         List<String> lines = new ArrayList<>();
         int aaRegressed = 0;
         int slowCaught = 0;
+        int aaRegressedRaw = 0;
+        int slowCaughtRaw = 0;
         Instant started = Instant.now();
         String loadAtStart = loadAverage();
         Map<String, Object> environment = Environment.describe();
@@ -71,14 +73,18 @@ public final class GateProof {
                 }
                 a2.add(BenchRun.run(profile, work.resolve("try" + t + "-A2-" + r), console, false).folder());
             }
-            Gate.Outcome aa = Gate.compare(merge(a), merge(a2), stats);
-            Gate.Outcome slow = Gate.compare(merge(a), merge(b), stats);
+            Gate.Outcome aa = Gate.compare(merge(a), merge(a2), stats, true);
+            Gate.Outcome slow = Gate.compare(merge(a), merge(b), stats, true);
+            Gate.Outcome aaRaw = Gate.compare(merge(a), merge(a2), stats, false);
+            Gate.Outcome slowRaw = Gate.compare(merge(a), merge(b), stats, false);
             aaRegressed += aa.regressed() ? 1 : 0;
             slowCaught += slow.regressed() ? 1 : 0;
-            lines.add(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |", t, aa.regressed() ? "**regressed**" : "passed",
-                    verdicts(aa), slow.regressed() ? "regressed" : "**missed**", verdicts(slow)));
-            console.printf(Locale.ROOT, "try %d: A/A %s, slowed %s%n", t, aa.regressed() ? "REGRESSED" : "passed",
-                    slow.regressed() ? "regressed" : "MISSED");
+            aaRegressedRaw += aaRaw.regressed() ? 1 : 0;
+            slowCaughtRaw += slowRaw.regressed() ? 1 : 0;
+            lines.add(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s |", t, machine(aa), aaMark(aa), verdicts(aa),
+                    slowMark(slow), verdicts(slow), aaMark(aaRaw) + ", " + verdicts(aaRaw), slowMark(slowRaw) + ", " + verdicts(slowRaw)));
+            console.printf(Locale.ROOT, "try %d: by reference A/A %s, slowed %s; raw A/A %s, slowed %s%n", t, aaMark(aa),
+                    slowMark(slow), aaMark(aaRaw), slowMark(slowRaw));
         }
         StringBuilder md = new StringBuilder();
         md.append("# Gate proof: A/A and a 25% slowed store\n\n");
@@ -86,16 +92,23 @@ public final class GateProof {
                         + "operation followed by a spin of 25%% of its own time) and A' (same code as A) from %d interleaved "
                         + "rounds of one fork each (A B A' A B A' ...). Benchmark: ClaimBenchmark.hotJob %s, WAL_NORMAL, "
                         + "1 thread, per fork %d x %d ms warmup and %d x %d ms measurement, so %d iterations per run. "
-                        + "Gate defaults: 10%% threshold, 95%% bootstrap interval of the ratio of medians, Mann-Whitney U "
-                        + "p < 0.05. Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end. "
+                        + "Gate defaults: each iteration's score divided by the machine reference measured around it "
+                        + "(MachineReference, %d ms before and after), 10%% threshold, 95%% bootstrap interval of the ratio of "
+                        + "medians, Mann-Whitney U p < 0.05; the raw columns give the gate's verdict on the same runs "
+                        + "without the reference (`compare --raw`). Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end. "
                         + "SQLite files on %s (%s).%n%n",
                 started, Instant.now(), tries, rounds, strategies, warmups, millis, iterations, millis, rounds * iterations,
+                profile.referenceMillis(),
                 environment.get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart,
                 loadAverage(), environment.get("databaseFileSystem"), environment.get("databaseDirectory")));
-        md.append(String.format(Locale.ROOT, "**A/A: %d of %d tries not regressed. Slowed store: %d of %d tries regressed.**%n%n",
-                tries - aaRegressed, tries, slowCaught, tries));
-        md.append("| try | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] verdict |\n");
-        md.append("|---:|---|---|---|---|\n");
+        md.append(String.format(Locale.ROOT, "**By the machine reference (the gate's default): A/A %d of %d tries not regressed, "
+                        + "slowed store %d of %d tries regressed.**%n%n", tries - aaRegressed, tries, slowCaught, tries));
+        md.append(String.format(Locale.ROOT, "Raw scores (`--raw`): A/A %d of %d tries not regressed, slowed store %d of %d "
+                        + "tries regressed.%n%n", tries - aaRegressedRaw, tries, slowCaughtRaw, tries));
+        md.append("`machine`: the reference's median in A' over A, how much the machine itself moved between the two runs.\n\n");
+        md.append("| try | machine A'/A | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] "
+                + "verdict | raw: A vs A' | raw: A vs slowed |\n");
+        md.append("|---:|---:|---|---|---|---|---|---|\n");
         lines.forEach(l -> md.append(l).append('\n'));
         if (summary.toAbsolutePath().getParent() != null) {
             Files.createDirectories(summary.toAbsolutePath().getParent());
@@ -120,13 +133,27 @@ public final class GateProof {
             for (BenchResults.Row r : BenchResults.load(folder)) {
                 merged.merge(r.key(), r, (x, y) -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
                         x.unit(), x.score(), x.error(), DoubleStream.concat(Arrays.stream(x.samples()),
-                        Arrays.stream(y.samples())).toArray(), x.percentiles(), x.tally()));
+                        Arrays.stream(y.samples())).toArray(), x.percentiles(), x.tally(),
+                        DoubleStream.concat(Arrays.stream(x.reference()), Arrays.stream(y.reference())).toArray()));
             }
         }
         // The score shown is the mean of all merged iterations, as JMH would report one run of all forks.
         return merged.values().stream().map(x -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
                 x.unit(), Arrays.stream(x.samples()).average().orElse(Double.NaN), Double.NaN, x.samples(), x.percentiles(),
-                x.tally())).toList();
+                x.tally(), x.reference())).toList();
+    }
+
+    private static String aaMark(Gate.Outcome o) {
+        return o.regressed() ? "**regressed**" : "passed";
+    }
+
+    private static String slowMark(Gate.Outcome o) {
+        return o.regressed() ? "regressed" : "**missed**";
+    }
+
+    private static String machine(Gate.Outcome o) {
+        return o.lines().isEmpty() || !o.lines().get(0).byReference() ? "-"
+                : String.format(Locale.ROOT, "%.3f", o.lines().get(0).machine());
     }
 
     private static String verdicts(Gate.Outcome o) {

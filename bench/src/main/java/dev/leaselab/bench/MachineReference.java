@@ -20,8 +20,8 @@ import org.openjdk.jmh.results.ScalarResult;
  * over threads as the secondary result {@value #LABEL} (updates per second) of that iteration.
  *
  * <p>Why: on this machine (a 2-core VM) one CPU runs SQLite about 30% slower than the other (a
- * whole JVM pinned with {@code taskset}: 32-35k claims/s on CPU 0, 44-49k on CPU 1, five times in
- * a row), and the scheduler moves a benchmark thread between them every few seconds or keeps it
+ * whole JVM pinned with {@code taskset}, five runs on each CPU in turn: 30-35k claims/s on CPU 0,
+ * 44-49k on CPU 1, once falling to 32k at the end of a run), and the scheduler moves a benchmark thread between them every few seconds or keeps it
  * for a whole fork. Two runs of the same code then differ by up to 30%, more than the 25%
  * slowdown the gate must catch. A reference timed on the measured thread itself moves with it, so
  * the gate ({@link Gate}) divides each iteration's score by the reference around it, when both

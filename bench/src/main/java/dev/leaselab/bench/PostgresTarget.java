@@ -1,6 +1,8 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresUrl;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -12,35 +14,34 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 
 /**
- * The PostgreSQL server that {@link Storage#POSTGRESQL} runs on, named by the system property
- * {@value #URL_PROPERTY} or else the environment variable {@value #URL_ENVIRONMENT}: the same names
- * the lease module's tests read, and the variable {@code ./with-postgres.sh} sets for the command it
- * wraps. JMH's forks inherit the environment; the runner passes the property on to them.
+ * The PostgreSQL server that {@link Storage#POSTGRESQL} runs on: the one {@link PostgresUrl} names
+ * (the system property {@code leaselab.postgres.url}, else the environment variable
+ * {@code LEASELAB_POSTGRES_URL}, which {@code ./with-postgres.sh} sets for the command it wraps), as
+ * for the tests and the stress races. JMH's forks inherit the environment; the runner passes the
+ * property on to them.
  *
  * <p>Each benchmark trial works in a schema of its own ({@link #createSchema()}), so trials never see
  * each other's rows and a server can be shared with other work.
  */
 final class PostgresTarget {
 
-    static final String URL_PROPERTY = "leaselab.postgres.url";
-    static final String URL_ENVIRONMENT = "LEASELAB_POSTGRES_URL";
+    static final String URL_PROPERTY = PostgresUrl.PROPERTY;
+    static final String URL_ENVIRONMENT = PostgresUrl.ENVIRONMENT;
     /** {@code -Dleaselab.postgres=skip}: the tests may run without a server (as in the lease module). */
     static final String MODE_PROPERTY = "leaselab.postgres";
 
     /** How long probing the server may take before the run is refused: a server that takes longer is not fit to measure. */
     private static final int CONNECT_TIMEOUT_SECONDS = 5;
-    private static final Pattern PASSWORD = Pattern.compile("(?i)(password=)[^&]*");
     private static final AtomicInteger SCHEMAS = new AtomicInteger();
 
+    private final PostgresUrl server;
     private final String url;
-    private final String source;
 
-    private PostgresTarget(String url, String source) {
-        this.url = url;
-        this.source = source;
+    private PostgresTarget(PostgresUrl server) {
+        this.server = server;
+        this.url = server.url();
     }
 
     /** The server this JVM is given, if any. */
@@ -50,13 +51,7 @@ final class PostgresTarget {
 
     /** The server named by the property's value, else the environment variable's; a blank value names none. */
     static Optional<PostgresTarget> configured(String property, String environment) {
-        if (property != null && !property.isBlank()) {
-            return Optional.of(new PostgresTarget(property.strip(), "-D" + URL_PROPERTY));
-        }
-        if (environment != null && !environment.isBlank()) {
-            return Optional.of(new PostgresTarget(environment.strip(), URL_ENVIRONMENT));
-        }
-        return Optional.empty();
+        return PostgresUrl.configured(property, environment).map(PostgresTarget::new);
     }
 
     /** The server of a benchmark fork; without one, the fork cannot run a {@link Storage#POSTGRESQL} trial. */
@@ -65,8 +60,7 @@ final class PostgresTarget {
                 + " needs a PostgreSQL server: " + HOW_TO));
     }
 
-    static final String HOW_TO = "run through ./with-postgres.sh (it starts a throwaway server) or set "
-            + URL_ENVIRONMENT + " (or -D" + URL_PROPERTY + ") to jdbc:postgresql://HOST:PORT/DATABASE?user=USER";
+    static final String HOW_TO = PostgresUrl.HOW_TO;
 
     String url() {
         return url;
@@ -74,17 +68,17 @@ final class PostgresTarget {
 
     /** Where the URL came from, for messages and environment.json. */
     String source() {
-        return source;
+        return server.source();
     }
 
     /** The URL with any password masked: for messages and environment.json. */
     String redactedUrl() {
-        return PASSWORD.matcher(url).replaceAll("$1***");
+        return server.redacted();
     }
 
     /** The URL of one schema: PgJDBC's {@code currentSchema} puts it first in the search path. */
     String schemaUrl(String schema) {
-        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        return new Database.PostgresSchema(url, schema).url();
     }
 
     /**
@@ -128,7 +122,7 @@ final class PostgresTarget {
         try (Connection c = connect(null, BenchDb.SETUP_BUSY_TIMEOUT); Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL at " + redactedUrl() + " (from " + source + "): " + sql
+            throw new IllegalStateException("PostgreSQL at " + redactedUrl() + " (from " + source() + "): " + sql
                     + " failed: " + e.getMessage(), e);
         }
     }
@@ -144,7 +138,7 @@ final class PostgresTarget {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("measured", true);
         m.put("url", redactedUrl());
-        m.put("source", source);
+        m.put("source", source());
         try (Connection c = connect(null, Duration.ofSeconds(CONNECT_TIMEOUT_SECONDS)); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT current_setting('server_version'), current_setting('fsync'), "
                      + "current_setting('synchronous_commit'), current_setting('max_connections')")) {
@@ -155,7 +149,7 @@ final class PostgresTarget {
             m.put("maxConnections", r.getString(4));
             m.put("jdbcDriverVersion", c.getMetaData().getDriverVersion());
         } catch (SQLException e) {
-            throw new IllegalArgumentException("PostgreSQL at " + redactedUrl() + " (from " + source
+            throw new IllegalArgumentException("PostgreSQL at " + redactedUrl() + " (from " + source()
                     + ") does not answer: " + e.getMessage() + ". Start the server, fix the URL, or unset "
                     + URL_ENVIRONMENT + " and -D" + URL_PROPERTY + " to run without PostgreSQL", e);
         }

@@ -2,7 +2,7 @@ package dev.leaselab.bench;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.leaselab.lease.TestPostgres;
+import dev.leaselab.testkit.PostgresServer;
 import org.junit.jupiter.api.Assumptions;
 import org.opentest4j.TestAbortedException;
 
@@ -28,7 +28,7 @@ final class PostgresTests {
             return;
         }
         try {
-            System.setProperty(PostgresTarget.URL_PROPERTY, TestPostgres.url());
+            System.setProperty(PostgresTarget.URL_PROPERTY, PostgresServer.get().url());
         } catch (TestAbortedException | AssertionError noServer) {
             System.err.println("no PostgreSQL server for the bench tests: " + noServer.getMessage());
         }

@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A store of job leases with fencing tokens, as specified in {@code shared/SPEC.md}.
+ * A store of job leases with fencing tokens, as specified in {@code docs/CONTRACT.md}.
  *
  * <p>A worker {@linkplain #claim claims} a job and receives a fence: a number that grows with every
  * claim of that job and is never handed out twice. {@link #renew}, {@link #complete} and
@@ -48,7 +48,12 @@ public interface LeaseStore extends AutoCloseable {
      */
     boolean complete(String jobId, String owner, long fence, double now, String result);
 
-    /** Gives the lease back before it expires; the fence is kept so it is never reused. */
+    /**
+     * Gives the lease back, if {@code owner} with {@code fence} is still the current generation
+     * and the job is not done. The lease need not be live: a holder whose lease ran out may still
+     * release it as long as nobody has claimed the job since (a claim would have moved the fence).
+     * The fence is kept, so it is never handed out again.
+     */
     boolean release(String jobId, String owner, long fence);
 
     /**

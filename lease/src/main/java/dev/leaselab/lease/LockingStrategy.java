@@ -22,45 +22,24 @@ public enum LockingStrategy {
      * The seed design: {@code BEGIN IMMEDIATE}, read the row, decide in the store, write,
      * {@code COMMIT}. The write lock is taken before the read, so no other writer can slip in.
      */
-    IMMEDIATE(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new TransactionProtocol(sql, "BEGIN IMMEDIATE", null, false, options.busyTimeout());
-        }
-    },
+    IMMEDIATE(Engine.SQLITE),
 
     /** As {@link #IMMEDIATE} under {@code BEGIN EXCLUSIVE}, which also shuts out readers outside WAL mode. */
-    EXCLUSIVE(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new TransactionProtocol(sql, "BEGIN EXCLUSIVE", null, false, options.busyTimeout());
-        }
-    },
+    EXCLUSIVE(Engine.SQLITE),
 
     /**
      * One statement per operation in autocommit, with the rule in its {@code WHERE} clause
      * ({@code UPDATE ... WHERE id = ? AND until <= ? RETURNING fence}): a compare-and-set that
      * SQLite applies under its own write lock.
      */
-    CONDITIONAL_UPDATE(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new ConditionalUpdateProtocol(sql);
-        }
-    },
+    CONDITIONAL_UPDATE(Engine.SQLITE),
 
     /**
      * A fair in-process lock lets one writer of this store at a time reach SQLite, so threads queue
      * in the JVM instead of in SQLite's sleeping busy handler; each write still runs in
      * {@code BEGIN IMMEDIATE}, so other stores and other processes on the same file stay safe.
      */
-    SERIALIZED(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new TransactionProtocol(sql, "BEGIN IMMEDIATE", new ReentrantLock(true), false,
-                    options.busyTimeout());
-        }
-    },
+    SERIALIZED(Engine.SQLITE),
 
     /**
      * Optimistic: {@code BEGIN DEFERRED}, read, write. When SQLite answers {@code SQLITE_BUSY} or
@@ -68,12 +47,7 @@ public enum LockingStrategy {
      * transaction is rolled back and retried with bounded, jittered backoff until the busy timeout
      * runs out; then the operation fails with a {@link LeaseStoreException}.
      */
-    DEFERRED_RETRY(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new TransactionProtocol(sql, "BEGIN DEFERRED", null, true, options.busyTimeout());
-        }
-    },
+    DEFERRED_RETRY(Engine.SQLITE),
 
     /**
      * Group commit: the writes of all threads waiting at the same moment run one after another in
@@ -82,12 +56,7 @@ public enum LockingStrategy {
      * statement of {@link #CONDITIONAL_UPDATE}; a batch that fails is rolled back whole and every
      * write in it fails.
      */
-    GROUP_COMMIT(Engine.SQLITE) {
-        @Override
-        WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-            return new GroupCommitProtocol(sql);
-        }
-    },
+    GROUP_COMMIT(Engine.SQLITE),
 
     /**
      * PostgreSQL, lock the row: {@code BEGIN}; {@code SELECT (rule) FROM jobs WHERE id = ? FOR UPDATE};
@@ -95,12 +64,7 @@ public enum LockingStrategy {
      * {@code COMMIT}. The row lock is taken before the rule is read, and a writer that had to wait
      * for it reads the row as the previous holder committed it.
      */
-    PG_ROW_LOCK(Engine.POSTGRESQL) {
-        @Override
-        WriteProtocol postgresProtocol(LeaseSql sql) {
-            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ROW);
-        }
-    },
+    PG_ROW_LOCK(Engine.POSTGRESQL),
 
     /**
      * PostgreSQL, compare-and-set: one {@code UPDATE jobs SET effect WHERE id = ? AND (rule)
@@ -108,12 +72,7 @@ public enum LockingStrategy {
      * another writer's row lock evaluates its {@code WHERE} again on the row that writer committed,
      * so of two racing claims only the first matches.
      */
-    PG_CONDITIONAL_UPDATE(Engine.POSTGRESQL) {
-        @Override
-        WriteProtocol postgresProtocol(LeaseSql sql) {
-            return new ConditionalUpdateProtocol(sql);
-        }
-    },
+    PG_CONDITIONAL_UPDATE(Engine.POSTGRESQL),
 
     /**
      * PostgreSQL, advisory lock: {@code BEGIN}; {@code SELECT pg_advisory_xact_lock(key)} with a
@@ -122,12 +81,7 @@ public enum LockingStrategy {
      * strategy, because a writer of another strategy does not wait for it, and this strategy's
      * plain write would then overwrite what the other one wrote between this read and this write.
      */
-    PG_ADVISORY_LOCK(Engine.POSTGRESQL) {
-        @Override
-        WriteProtocol postgresProtocol(LeaseSql sql) {
-            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ADVISORY);
-        }
-    };
+    PG_ADVISORY_LOCK(Engine.POSTGRESQL);
 
     /** The database a strategy runs on. */
     public enum Engine {
@@ -160,21 +114,45 @@ public enum LockingStrategy {
      */
     void requireEngine(Engine engine) {
         if (this.engine != engine) {
-            String store = this.engine == Engine.SQLITE ? "SqliteLeaseStore" : "PostgresLeaseStore";
-            throw new IllegalArgumentException("strategy " + name() + " belongs to " + this.engine
-                    + ", not to " + engine + ": open it with " + store);
+            throw wrongEngine(engine);
         }
     }
 
-    /** Creates the protocol that carries out this SQLite strategy's writes for one store. */
+    private IllegalArgumentException wrongEngine(Engine asked) {
+        String store = switch (engine) {
+            case SQLITE -> "SqliteLeaseStore";
+            case POSTGRESQL -> "PostgresLeaseStore";
+        };
+        return new IllegalArgumentException("strategy " + name() + " belongs to " + engine
+                + ", not to " + asked + ": open it with " + store);
+    }
+
+    /**
+     * Creates the protocol that carries out this SQLite strategy's writes for one store. The
+     * switch has no default: a constant without a case here (or in {@link #postgresProtocol}) is
+     * a compile error, not a failure when a store opens.
+     */
     WriteProtocol protocol(LeaseSql sql, StoreOptions options) {
-        requireEngine(Engine.SQLITE);
-        throw new AssertionError(name() + " has no SQLite protocol");
+        return switch (this) {
+            case IMMEDIATE -> new TransactionProtocol(sql, "BEGIN IMMEDIATE", null, false, options.busyTimeout());
+            case EXCLUSIVE -> new TransactionProtocol(sql, "BEGIN EXCLUSIVE", null, false, options.busyTimeout());
+            case CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql);
+            case SERIALIZED -> new TransactionProtocol(sql, "BEGIN IMMEDIATE", new ReentrantLock(true), false,
+                    options.busyTimeout());
+            case DEFERRED_RETRY -> new TransactionProtocol(sql, "BEGIN DEFERRED", null, true, options.busyTimeout());
+            case GROUP_COMMIT -> new GroupCommitProtocol(sql);
+            case PG_ROW_LOCK, PG_CONDITIONAL_UPDATE, PG_ADVISORY_LOCK -> throw wrongEngine(Engine.SQLITE);
+        };
     }
 
     /** Creates the protocol that carries out this PostgreSQL strategy's writes for one store. */
     WriteProtocol postgresProtocol(LeaseSql sql) {
-        requireEngine(Engine.POSTGRESQL);
-        throw new AssertionError(name() + " has no PostgreSQL protocol");
+        return switch (this) {
+            case PG_ROW_LOCK -> new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ROW);
+            case PG_CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql);
+            case PG_ADVISORY_LOCK -> new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ADVISORY);
+            case IMMEDIATE, EXCLUSIVE, CONDITIONAL_UPDATE, SERIALIZED, DEFERRED_RETRY, GROUP_COMMIT ->
+                    throw wrongEngine(Engine.POSTGRESQL);
+        };
     }
 }

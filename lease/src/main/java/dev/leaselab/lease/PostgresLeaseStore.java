@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
- * The {@link LeaseStore} on a PostgreSQL database, following {@code shared/SPEC.md}: the same
+ * The {@link LeaseStore} on a PostgreSQL database, following {@code docs/CONTRACT.md}: the same
  * contract, the same rules (the SQL fragments are shared with {@link SqliteLeaseStore}) and the same
  * argument checks, for workers on several machines.
  *
@@ -211,8 +211,12 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         return "PostgresLeaseStore[" + redact(jdbcUrl) + ", " + strategy() + ", " + options + "]";
     }
 
-    /** Messages name the database by its URL, but never show a password that the URL carries. */
-    static String redact(String jdbcUrl) {
+    /**
+     * The URL with any password masked, as this store's messages show it: messages and reports
+     * name a database by its URL, but never show a password that the URL carries. The harnesses
+     * use this one rule for theirs.
+     */
+    public static String redact(String jdbcUrl) {
         return PASSWORD.matcher(jdbcUrl).replaceAll("$1***");
     }
 }

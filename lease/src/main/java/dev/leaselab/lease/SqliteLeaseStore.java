@@ -5,7 +5,7 @@ import java.sql.SQLException;
 import java.util.Objects;
 
 /**
- * The {@link LeaseStore} on one SQLite file, following {@code shared/SPEC.md}.
+ * The {@link LeaseStore} on one SQLite file, following {@code docs/CONTRACT.md}.
  *
  * <p>Opening creates the {@code jobs} table if it is missing and never touches an existing one,
  * so fences survive a re-open. The store keeps up to {@link StoreOptions#poolSize()} connections

@@ -4,7 +4,7 @@
  * {@link dev.leaselab.lease.PostgresLeaseStore} on a PostgreSQL database, with the
  * {@link dev.leaselab.lease.LockingStrategy} constants that tests, stress runs and benchmarks
  * iterate (each belongs to one {@link dev.leaselab.lease.LockingStrategy.Engine}). The contract is
- * {@code shared/SPEC.md}; the schemas are {@code schema.sql} and {@code postgres-schema.sql} in this
+ * {@code docs/CONTRACT.md}; the schemas are {@code schema.sql} and {@code postgres-schema.sql} in this
  * package's resources.
  *
  * <p>Everything else here is package-private: the SQL of the contract ({@code LeaseSql}), shared by

@@ -1,6 +1,7 @@
 package dev.leaselab.stress;
 
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.testkit.Database;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -67,7 +68,7 @@ public final class ProcessRaceDriver {
     private final Path dir;
     private final Path sqliteFile;
     /** The race's database, created when the race starts. */
-    private StressDatabase db;
+    private Database db;
     private final Path stop;
     private final Random random;
     private final List<Worker> live = new ArrayList<>();
@@ -118,7 +119,7 @@ public final class ProcessRaceDriver {
     }
 
     private RaceResult race(long begun) {
-        try (LeaseStore store = db.open(sut, 2)) {
+        try (LeaseStore store = sut.open(db, 2)) {
             for (int slot = 0; slot < settings.slots(); slot++) {
                 store.enqueue(StressWorker.jobId(slot, 0));
             }

@@ -9,6 +9,7 @@ import dev.leaselab.lease.PostgresLeaseStore;
 import dev.leaselab.lease.PostgresOptions;
 import dev.leaselab.lease.SqliteLeaseStore;
 import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.testkit.Database;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,6 +112,14 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
     /** {@code IMMEDIATE}, or {@code CLAIM_READ_THEN_WRITE/IMMEDIATE} for a control. */
     public String name() {
         return broken == null ? strategy.name() : broken.name() + "/" + strategy.name();
+    }
+
+    /** Opens this store on {@code db}, a database of its engine, with at most {@code poolSize} connections. */
+    public LeaseStore open(Database db, int poolSize) {
+        return switch (db.engine()) {
+            case SQLITE -> open(((Database.SqliteFile) db).file(), StoreOptions.defaults().withPoolSize(poolSize));
+            case POSTGRESQL -> open(((Database.PostgresSchema) db).url(), PostgresOptions.defaults().withPoolSize(poolSize));
+        };
     }
 
     /** Opens this SQLite store on {@code file}. */

@@ -2,6 +2,7 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.testkit.Database;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -54,12 +55,12 @@ public final class StressWorker {
             throw new IllegalArgumentException(
                     "usage: StressWorker db history store name seed slots ttlMillis workMillis stopFile maxMillis");
         }
-        StressDatabase db = StressDatabase.parse(args[0]);
+        Database db = Database.parse(args[0]);
         Path historyFile = Path.of(args[1]);
         StoreUnderTest sut = StoreUnderTest.parse(args[2]);
         Path stop = Path.of(args[8]);
         long deadline = System.nanoTime() + Long.parseLong(args[9]) * 1_000_000;
-        try (LeaseStore lease = db.open(sut, 2);
+        try (LeaseStore lease = sut.open(db, 2);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
             StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), args[3],
                     Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));

@@ -2,6 +2,7 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.testkit.Database;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ import java.util.function.IntFunction;
  * Every attempt is timed, so the driver counts the races whose attempts really overlapped; a run
  * that saw few of those proves little. Every operation goes into a history that the
  * {@link HistoryChecker} judges at the end, together with the final rows of the database
- * ({@link StressDatabase}: a SQLite file, or a schema of its own on PostgreSQL).
+ * ({@link Database}: a SQLite file, or a schema of its own on PostgreSQL).
  */
 public final class ThreadRaceDriver {
 
@@ -122,9 +123,9 @@ public final class ThreadRaceDriver {
         long unknown;
         CheckReport check;
         String integrity;
-        StressDatabase db = StressDatabase.create(sut, file);
+        Database db = StressDatabase.create(sut, file);
         try {
-            try (LeaseStore store = db.open(sut, poolSize)) {
+            try (LeaseStore store = sut.open(db, poolSize)) {
                 RecordedStore recorded = new RecordedStore(store, "threads", history);
                 newHotJob(store);
                 for (long round = 0; round < settings.maxRounds() && System.nanoTime() < deadline

@@ -1,5 +1,8 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresUrl;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -57,23 +60,23 @@ class HarnessInputTest {
 
     @Test
     void workerDatabaseArgumentsRoundTrip() {
-        StressDatabase file = new StressDatabase.SqliteFile(dir.resolve("jobs.db"));
-        assertEquals(file, StressDatabase.parse(file.argument()));
-        StressDatabase schema = new StressDatabase.PostgresSchema("jdbc:postgresql://127.0.0.1:5432/postgres?user=u",
+        Database file = new Database.SqliteFile(dir.resolve("jobs.db"));
+        assertEquals(file, Database.parse(file.argument()));
+        Database schema = new Database.PostgresSchema("jdbc:postgresql://127.0.0.1:5432/postgres?user=u",
                 "stress_1_2_x");
-        assertEquals(schema, StressDatabase.parse(schema.argument()));
+        assertEquals(schema, Database.parse(schema.argument()));
         assertEquals("jdbc:postgresql://127.0.0.1:5432/postgres?user=u&currentSchema=stress_1_2_x",
-                ((StressDatabase.PostgresSchema) schema).url());
+                ((Database.PostgresSchema) schema).url());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StressDatabase.parse("postgresql:jdbc:postgresql://127.0.0.1:5432/postgres"));
+                () -> Database.parse("postgresql:jdbc:postgresql://127.0.0.1:5432/postgres"));
         assertTrue(e.getMessage().contains("currentSchema"), e.getMessage());
     }
 
     @Test
     void aPostgresServerThatDoesNotAnswerIsAWrongOptionAndNoRunFolderIsCreated() {
-        String before = System.getProperty(StressDatabase.URL_PROPERTY);
+        String before = System.getProperty(PostgresUrl.PROPERTY);
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-        System.setProperty(StressDatabase.URL_PROPERTY, "jdbc:postgresql://127.0.0.1:1/postgres?user=nobody");
+        System.setProperty(PostgresUrl.PROPERTY, "jdbc:postgresql://127.0.0.1:1/postgres?user=nobody");
         try {
             java.io.StringWriter err = new java.io.StringWriter();
             int exit = StressMain.commandLine().setErr(new java.io.PrintWriter(err)).execute("--profile", "smoke", "--engine", "postgresql", "--results", dir.resolve("r").toString());
@@ -82,9 +85,9 @@ class HarnessInputTest {
             assertFalse(Files.exists(dir.resolve("r")), "a run folder was created");
         } finally {
             if (before == null) {
-                System.clearProperty(StressDatabase.URL_PROPERTY);
+                System.clearProperty(PostgresUrl.PROPERTY);
             } else {
-                System.setProperty(StressDatabase.URL_PROPERTY, before);
+                System.setProperty(PostgresUrl.PROPERTY, before);
             }
         }
     }

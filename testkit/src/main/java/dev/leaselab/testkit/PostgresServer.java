@@ -1,4 +1,4 @@
-package dev.leaselab.lease;
+package dev.leaselab.testkit;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,14 +18,16 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import dev.leaselab.lease.PostgresLeaseStore;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The PostgreSQL server of the tests, one per test JVM ({@link #get()}).
+ * The PostgreSQL server of the tests, one per test JVM ({@link #get()}), for every module's tests.
  *
  * <ul>
- *   <li>With {@code -Dleaselab.postgres.url=jdbc:postgresql://host:port/db?user=...}, the tests use
- *       that server: every test works in a schema of its own, which it drops at the end.
+ *   <li>With a server given ({@link PostgresUrl}: {@code -Dleaselab.postgres.url=jdbc:postgresql://host:port/db?user=...}
+ *       or {@code LEASELAB_POSTGRES_URL}), the tests use that server: every test works in a schema
+ *       of its own, which it drops at the end.
  *   <li>Otherwise the tests start a throwaway server from Debian's packages: the newest
  *       {@code /usr/lib/postgresql/<version>/bin/initdb} (or the one in the directory given with
  *       {@code -Dleaselab.postgres.bin=...}, for other layouts) creates a cluster in a fresh temporary
@@ -43,12 +45,10 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>{@link #startPrivate()} starts another throwaway server for a test that restarts its server.
  */
-final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements AutoCloseable {
 
-    static final String URL_PROPERTY = "leaselab.postgres.url";
-    /** The same as {@link #URL_PROPERTY} from the environment: {@code with-postgres.sh} sets it for any command it wraps. */
-    static final String URL_ENVIRONMENT = "LEASELAB_POSTGRES_URL";
-    static final String MODE_PROPERTY = "leaselab.postgres";
+    /** {@code -Dleaselab.postgres=skip}: without PostgreSQL binaries, skip its tests instead of failing them. */
+    public static final String MODE_PROPERTY = "leaselab.postgres";
     static final String BIN_PROPERTY = "leaselab.postgres.bin";
 
     private static final Path DEBIAN_PACKAGES = Path.of("/usr/lib/postgresql");
@@ -76,7 +76,7 @@ final class PostgresServer implements AutoCloseable {
      * @throws org.opentest4j.TestAbortedException if there is no server and the tests are skipped
      * @throws AssertionError if there is no server, saying how to get one
      */
-    static synchronized PostgresServer get() {
+    public static synchronized PostgresServer get() {
         if (shared == null && unavailable == null) {
             try {
                 shared = connectOrStart();
@@ -100,7 +100,7 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** A throwaway server of its own, for a test that stops and starts it. The caller closes it. */
-    static PostgresServer startPrivate() {
+    public static PostgresServer startPrivate() {
         Optional<Path> bin = binaries();
         if (bin.isEmpty()) {
             // Without binaries this fails or is skipped like every PostgreSQL test; with a server
@@ -118,14 +118,13 @@ final class PostgresServer implements AutoCloseable {
     }
 
     private static PostgresServer connectOrStart() throws Unavailable {
-        String given = System.getProperty(URL_PROPERTY, System.getenv().getOrDefault(URL_ENVIRONMENT, "")).strip();
-        if (!given.isEmpty()) {
-            PostgresServer server = new PostgresServer(given, null);
+        Optional<PostgresUrl> given = PostgresUrl.configured();
+        if (given.isPresent()) {
+            PostgresServer server = new PostgresServer(given.get().url(), null);
             try (Connection c = server.connect()) {
                 return server;
             } catch (SQLException e) {
-                throw new Unavailable("cannot connect to -D" + URL_PROPERTY + "=" + PostgresLeaseStore.redact(given)
-                        + ": " + e.getMessage(), false);
+                throw new Unavailable("cannot connect to " + given.get() + ": " + e.getMessage(), false);
             }
         }
         Optional<Path> bin = binaries();
@@ -134,7 +133,7 @@ final class PostgresServer implements AutoCloseable {
                     : System.getProperty(BIN_PROPERTY) + " (-D" + BIN_PROPERTY + ")";
             throw new Unavailable("the PostgreSQL tests need a PostgreSQL server, and there is no initdb and pg_ctl in "
                     + where + " to start one. Install PostgreSQL with `apt-get install postgresql` "
-                    + "(Debian, Ubuntu), or run the tests against a server with -D" + URL_PROPERTY
+                    + "(Debian, Ubuntu), or run the tests against a server with -D" + PostgresUrl.PROPERTY
                     + "=jdbc:postgresql://HOST:PORT/DATABASE?user=USER&password=PASSWORD, "
                     + "or skip them with -D" + MODE_PROPERTY + "=skip", true);
         }
@@ -185,43 +184,32 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** The URL of the server's database, with its user (and password, if given). */
-    String url() {
+    public String url() {
         return url;
     }
 
-    /** The URL of one schema of the database: stores on it create and use their table there. */
-    String url(String schema) {
-        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-    }
-
     /** A plain connection to the server's database. */
-    Connection connect() throws SQLException {
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(url);
     }
 
-    /** A new, empty schema with a name no other test uses, as a database of its own for one test. */
-    TestDatabase.PostgresSchema createSchema() {
+    /**
+     * A new, empty schema with a name no other test uses, as a database of its own for one test;
+     * {@link Database#drop()} removes it.
+     */
+    public Database.PostgresSchema createSchema() {
         String schema = "t" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
         try {
             admin("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
             throw new AssertionError("could not create schema " + schema + ": " + e.getMessage(), e);
         }
-        return new TestDatabase.PostgresSchema(this, schema);
-    }
-
-    /** Drops a schema of {@link #createSchema()}; a failure only leaves it behind. */
-    void dropSchema(String schema) {
-        try {
-            admin("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-        } catch (SQLException e) {
-            System.err.println("could not drop test schema " + schema + ": " + e.getMessage());
-        }
+        return new Database.PostgresSchema(url, schema);
     }
 
     /**
      * Runs a statement on the one administrative connection of this server. Schemas are created
-     * and dropped for every test; on a small VM a new PostgreSQL connection costs tens of
+     * for every test; on a small VM a new PostgreSQL connection costs tens of
      * milliseconds of the server's CPU, so they share one.
      */
     private synchronized void admin(String sql) throws SQLException {
@@ -249,17 +237,17 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** Whether this test can stop and start the server: only a throwaway server of the tests. */
-    boolean restartable() {
+    public boolean restartable() {
         return cluster != null;
     }
 
     /** Stops the server as {@code pg_ctl stop -m fast} does: connections are cut, nothing committed is lost. */
-    void stop() throws IOException {
+    public void stop() throws IOException {
         requireCluster().stop();
     }
 
     /** Starts the stopped server again on the same port. */
-    void start() throws IOException {
+    public void start() throws IOException {
         requireCluster().start();
     }
 
@@ -371,7 +359,7 @@ final class PostgresServer implements AutoCloseable {
             }
         }
 
-        void stop() throws IOException {
+        public void stop() throws IOException {
             run(command(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "fast", "-w", "-t", "120", "stop"), 150);
         }
 

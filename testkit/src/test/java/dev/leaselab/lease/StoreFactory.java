@@ -1,5 +1,7 @@
 package dev.leaselab.lease;
 
+import dev.leaselab.testkit.Database;
+
 import java.nio.file.Path;
 
 /**
@@ -15,10 +17,10 @@ interface StoreFactory {
      * @throws org.opentest4j.TestAbortedException if this run does not cover the strategy (a kill
      *     matrix run of a variant of the other engine, or PostgreSQL tests that are skipped)
      */
-    TestDatabase database(LockingStrategy strategy);
+    Database database(LockingStrategy strategy);
 
     /** Opens the store under test on {@code db} with the default options of its engine. */
-    LeaseStore open(TestDatabase db, LockingStrategy strategy);
+    LeaseStore open(Database db, LockingStrategy strategy);
 
     /**
      * Opens the store under test on a SQLite file with the given options: for the tests of SQLite's

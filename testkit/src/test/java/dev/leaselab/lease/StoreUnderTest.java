@@ -1,6 +1,8 @@
 package dev.leaselab.lease;
 
-import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresServer;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +53,7 @@ final class StoreUnderTest implements ParameterResolver {
 
         private final BrokenStore brokenSqlite;
         private final BrokenPostgresStore brokenPostgres;
-        private final List<TestDatabase> databases = new ArrayList<>();
+        private final List<Database> databases = new ArrayList<>();
         private Path dir;
 
         Stores(BrokenStore brokenSqlite, BrokenPostgresStore brokenPostgres) {
@@ -73,25 +75,26 @@ final class StoreUnderTest implements ParameterResolver {
         }
 
         @Override
-        public synchronized TestDatabase database(LockingStrategy strategy) {
+        public synchronized Database database(LockingStrategy strategy) {
             assumeCovered(strategy);
-            TestDatabase db;
-            if (strategy.engine() == Engine.SQLITE) {
-                db = new TestDatabase.SqliteFile(dir().resolve("jobs-" + (databases.size() + 1) + ".db"));
-            } else {
-                db = PostgresServer.get().createSchema();
-            }
+            Database db = switch (strategy.engine()) {
+                case SQLITE -> new Database.SqliteFile(dir().resolve("jobs-" + (databases.size() + 1) + ".db"));
+                case POSTGRESQL -> PostgresServer.get().createSchema();
+            };
             databases.add(db);
             return db;
         }
 
         @Override
-        public LeaseStore open(TestDatabase db, LockingStrategy strategy) {
+        public LeaseStore open(Database db, LockingStrategy strategy) {
             assumeCovered(strategy);
-            if (db instanceof TestDatabase.SqliteFile file) {
-                return openSqlite(file.file(), strategy, StoreOptions.defaults());
-            }
-            String url = ((TestDatabase.PostgresSchema) db).url();
+            return switch (db.engine()) {
+                case SQLITE -> openSqlite(((Database.SqliteFile) db).file(), strategy, StoreOptions.defaults());
+                case POSTGRESQL -> openPostgres(((Database.PostgresSchema) db).url(), strategy);
+            };
+        }
+
+        private LeaseStore openPostgres(String url, LockingStrategy strategy) {
             return brokenPostgres != null
                     ? brokenPostgres.open(url, strategy, PostgresOptions.defaults())
                     : PostgresLeaseStore.open(url, strategy, PostgresOptions.defaults());
@@ -120,11 +123,7 @@ final class StoreUnderTest implements ParameterResolver {
 
         @Override
         public synchronized void close() throws IOException {
-            for (TestDatabase db : databases) {
-                if (db instanceof TestDatabase.PostgresSchema schema) {
-                    schema.drop();
-                }
-            }
+            databases.forEach(Database::drop);
             if (dir != null) {
                 try (Stream<Path> paths = Files.walk(dir)) {
                     for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {

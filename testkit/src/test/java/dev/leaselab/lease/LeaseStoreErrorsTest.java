@@ -1,5 +1,8 @@
 package dev.leaselab.lease;
 
+import dev.leaselab.testkit.Database;
+import java.util.SortedMap;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,14 +53,14 @@ class LeaseStoreErrorsTest {
 
     private StoreFactory stores;
     private Path file;
-    private TestDatabase db;
+    private Database db;
     private LeaseStore store;
 
     @BeforeEach
     void setUp(StoreFactory stores) {
         this.stores = stores;
         this.file = dir.resolve("jobs.db");
-        this.db = new TestDatabase.SqliteFile(file);
+        this.db = new Database.SqliteFile(file);
     }
 
     /** The strategies of the tests that are about SQLite's files and settings. */
@@ -163,7 +166,7 @@ class LeaseStoreErrorsTest {
     @EnumSource(LockingStrategy.class)
     void badNumbersAreRejectedByNameAndChangeNothing(LockingStrategy strategy) throws Exception {
         seeded(strategy);
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         List<Bad> cases = badNumbers();
         for (int i = 0; i < cases.size(); i++) {
             Bad bad = cases.get(i);
@@ -171,14 +174,14 @@ class LeaseStoreErrorsTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> bad.call().accept(store), name);
             assertTrue(e.getMessage().startsWith(bad.argument() + " "), name + ": " + e.getMessage());
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
     void nullsAreRejectedByNameAndChangeNothing(LockingStrategy strategy) throws Exception {
         seeded(strategy);
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         List<Bad> cases = nulls();
         for (int i = 0; i < cases.size(); i++) {
             Bad bad = cases.get(i);
@@ -186,14 +189,14 @@ class LeaseStoreErrorsTest {
             NullPointerException e = assertThrows(NullPointerException.class, () -> bad.call().accept(store), name);
             assertEquals(bad.argument(), e.getMessage(), name);
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
     void aClosedStoreRefusesEveryOperation(LockingStrategy strategy) throws Exception {
         seeded(strategy).close();
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         List<Executable> calls = List.of(
                 () -> store.enqueue("k"),
                 () -> store.state("j"),
@@ -207,7 +210,7 @@ class LeaseStoreErrorsTest {
             assertTrue(e.getMessage().contains(db.label()), e.getMessage());
         }
         store.close();
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -290,7 +293,7 @@ class LeaseStoreErrorsTest {
         assumeCovered(strategy);
         seeded(strategy, StoreOptions.defaults().withJournalMode(StoreOptions.JournalMode.DELETE)).close();
         store = null;
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         byte[] bytes = Files.readAllBytes(file);
         try (ReadOnly ignored = ReadOnly.make(file)) {
             LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> {
@@ -302,7 +305,7 @@ class LeaseStoreErrorsTest {
             assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
             assertArrayEquals(bytes, Files.readAllBytes(file));
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -310,7 +313,7 @@ class LeaseStoreErrorsTest {
     void aWriteLockHeldPastTheBusyTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
         assumeCovered(strategy);
         seeded(strategy, StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(150)));
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         try (Connection other = db.connect();
              Statement s = other.createStatement()) {
             s.execute("BEGIN IMMEDIATE");
@@ -329,7 +332,7 @@ class LeaseStoreErrorsTest {
             }
             s.execute("ROLLBACK");
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
         // Once the lock is gone the same store works again.
         assertEquals(OptionalLong.of(2), store.claim("j", "B", 200, 30));
     }

@@ -1,5 +1,9 @@
 package dev.leaselab.lease;
 
+import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresServer;
+import java.util.SortedMap;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -64,8 +68,8 @@ class PostgresFaultsTest {
         return resource;
     }
 
-    private TestDatabase.PostgresSchema database() {
-        TestDatabase.PostgresSchema db = PostgresServer.get().createSchema();
+    private Database.PostgresSchema database() {
+        Database.PostgresSchema db = PostgresServer.get().createSchema();
         cleanup.add(db::drop);
         return db;
     }
@@ -124,9 +128,9 @@ class PostgresFaultsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("postgresStrategies")
     void aRowLockHeldPastTheStatementTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
-        TestDatabase.PostgresSchema db = database();
+        Database.PostgresSchema db = database();
         LeaseStore store = seeded(db.url(), strategy, PostgresOptions.defaults().withStatementTimeout(Duration.ofMillis(200)));
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         try (Connection other = db.connect(); Statement s = other.createStatement()) {
             other.setAutoCommit(false);
             s.executeUpdate("UPDATE jobs SET result = 'uncommitted' WHERE id = 'j'");
@@ -146,7 +150,7 @@ class PostgresFaultsTest {
             assertEquals(new JobState("j", "A", 130, 1, null, false), store.state("j").orElseThrow());
             other.rollback();
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
         // Once the lock is gone the same store works again.
         assertEquals(OptionalLong.of(2), store.claim("j", "B", 200, TTL));
     }
@@ -156,10 +160,10 @@ class PostgresFaultsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("postgresStrategies")
     void aTerminatedConnectionFailsItsOperationAndTheStoreRecovers(LockingStrategy strategy) throws Exception {
-        TestDatabase.PostgresSchema db = database();
+        Database.PostgresSchema db = database();
         String application = "victim_" + db.schema();
         LeaseStore store = seeded(db.url() + "&ApplicationName=" + application, strategy, PostgresOptions.defaults());
-        List<String> before = Tables.dump(db);
+        SortedMap<String, JobState> before = db.rows();
         ExecutorService thread = Executors.newSingleThreadExecutor();
         cleanup.add(thread::shutdownNow);
         try (Connection other = db.connect(); Statement s = other.createStatement()) {
@@ -173,7 +177,7 @@ class PostgresFaultsTest {
             assertInstanceOf(LeaseStoreException.class, e.getCause());
             other.rollback();
         }
-        assertEquals(before, Tables.dump(db));
+        assertEquals(before, db.rows());
 
         // Terminate every connection of the store again, idle ones included. The next operations
         // may meet a dead connection; each of them must fail with an exception or succeed.
@@ -229,7 +233,7 @@ class PostgresFaultsTest {
     @MethodSource("postgresStrategies")
     void aServerRestartFailsOperationsMeanwhileAndKeepsEverythingCommitted(LockingStrategy strategy) throws Exception {
         PostgresServer server = restartableServer();
-        String url = server.url(server.createSchema().schema());
+        String url = server.createSchema().url();
         // A short connect timeout keeps the outage short: each operation in it waits that long.
         LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy,
                 PostgresOptions.defaults().withConnectTimeout(Duration.ofMillis(250)).withStatementTimeout(Duration.ofSeconds(2))));

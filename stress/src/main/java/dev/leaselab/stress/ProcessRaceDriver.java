@@ -184,7 +184,7 @@ public final class ProcessRaceDriver {
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         String first = check.passed() ? null : check.describeViolations(1);
-        return new RaceResult(sut.name(), "processes", overlap[0], overlap[1], ops.size(), unknown,
+        return new RaceResult(sut.name(), "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0,
                 first == null ? -1 : opsBefore(ops, check.violations().get(0)), first, check, kills, pauses,
                 integrity, (System.nanoTime() - begun) / 1_000_000);
     }

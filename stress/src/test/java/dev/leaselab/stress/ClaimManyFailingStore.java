@@ -1,0 +1,74 @@
+package dev.leaselab.stress;
+
+import dev.leaselab.lease.JobState;
+import dev.leaselab.lease.LeaseStore;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/**
+ * A store whose {@code claimMany} breaks in a way no shipped broken variant does: it throws. Every
+ * other call goes to the store underneath, so the rest of a race stays correct and only the
+ * driver's judgement of claimMany rounds can tell this store apart from a good one.
+ */
+final class ClaimManyFailingStore implements LeaseStore {
+
+    private final LeaseStore delegate;
+    private final IntFunction<RuntimeException> failure;
+    private final AtomicInteger calls = new AtomicInteger();
+
+    /**
+     * @param failure what the n-th call of {@code claimMany} (from 1) throws, or null to let that
+     *     call through
+     */
+    ClaimManyFailingStore(LeaseStore delegate, IntFunction<RuntimeException> failure) {
+        this.delegate = delegate;
+        this.failure = failure;
+    }
+
+    @Override
+    public List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl) {
+        RuntimeException thrown = failure.apply(calls.incrementAndGet());
+        if (thrown != null) {
+            throw thrown;
+        }
+        return delegate.claimMany(jobId, owners, now, ttl);
+    }
+
+    @Override
+    public boolean enqueue(String jobId) {
+        return delegate.enqueue(jobId);
+    }
+
+    @Override
+    public Optional<JobState> state(String jobId) {
+        return delegate.state(jobId);
+    }
+
+    @Override
+    public OptionalLong claim(String jobId, String owner, double now, double ttl) {
+        return delegate.claim(jobId, owner, now, ttl);
+    }
+
+    @Override
+    public boolean renew(String jobId, String owner, long fence, double now, double ttl) {
+        return delegate.renew(jobId, owner, fence, now, ttl);
+    }
+
+    @Override
+    public boolean complete(String jobId, String owner, long fence, double now, String result) {
+        return delegate.complete(jobId, owner, fence, now, result);
+    }
+
+    @Override
+    public boolean release(String jobId, String owner, long fence) {
+        return delegate.release(jobId, owner, fence);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

@@ -175,6 +175,8 @@ public final class ProcessRaceDriver {
             throw new UncheckedIOException("cannot write the stop file " + stop, e);
         } finally {
             live.forEach(w -> w.process.destroyForcibly());
+            // Gone before their histories are read: a worker still writing would look like damage.
+            live.forEach(w -> w.process.onExit().join());
         }
         List<Op> ops = new ArrayList<>();
         histories.forEach(h -> ops.addAll(JsonLinesHistory.read(h)));

@@ -66,10 +66,10 @@ public sealed interface StressDatabase
     static StressDatabase create(StoreUnderTest sut, Path sqliteFile) {
         Objects.requireNonNull(sut, "sut");
         Objects.requireNonNull(sqliteFile, "sqliteFile");
-        if (sut.engine() == Engine.SQLITE) {
-            return new SqliteFile(sqliteFile);
-        }
-        return PostgresSchema.create(requirePostgres(), sqliteFile.getFileName().toString());
+        return switch (sut.engine()) {
+            case SQLITE -> new SqliteFile(sqliteFile);
+            case POSTGRESQL -> PostgresSchema.create(requirePostgres(), sqliteFile.getFileName().toString());
+        };
     }
 
     /**

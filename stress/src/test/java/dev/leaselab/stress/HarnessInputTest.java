@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,17 @@ class HarnessInputTest {
                 StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/PG_ROW_LOCK").broken());
         assertEquals(BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK,
                 StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/SERIALIZED").broken());
+    }
+
+    @Test
+    void onlyTheStaleWriterControlsOfBothEnginesRaceAcrossProcesses() {
+        List<String> staleWriters = Stream.of(Engine.values())
+                .flatMap(engine -> Stream.concat(StoreUnderTest.allCorrect(engine).stream(),
+                        StoreUnderTest.controls(engine).stream()))
+                .filter(StoreUnderTest::isStaleWriterControl).map(StoreUnderTest::name).toList();
+
+        assertEquals(List.of("COMPLETE_WITHOUT_FENCE_CHECK/IMMEDIATE",
+                "COMPLETE_WITHOUT_FENCE_CHECK/PG_CONDITIONAL_UPDATE"), staleWriters);
     }
 
     @Test

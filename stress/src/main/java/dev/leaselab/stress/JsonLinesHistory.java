@@ -1,10 +1,12 @@
 package dev.leaselab.stress;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +24,10 @@ import java.util.Map;
  */
 public final class JsonLinesHistory implements HistorySink, AutoCloseable {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A line that lacks a field is as damaged as one that is not JSON: "{}" is no operation. */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
     private final FileOutputStream out;
 
@@ -71,7 +76,15 @@ public final class JsonLinesHistory implements HistorySink, AutoCloseable {
 
     /**
      * Reads a history file back: each operation once, with its answer, or as unknown when only
-     * its invocation was written. A torn last line (the process died while writing it) is skipped.
+     * its invocation was written.
+     *
+     * <p>Every line is written whole by one call, so a {@code kill -9} can tear only the last one,
+     * and a torn line has no newline after it (the newline is the write's last byte). That line,
+     * and only that one, is skipped. Any other line that is not a whole operation means the file
+     * was damaged: a verdict on what is left would be a verdict on a partial history.
+     *
+     * @throws IllegalStateException naming the file and the line when a line other than a torn
+     *     last one cannot be read
      */
     public static List<Op> read(Path file) {
         Map<Long, Op> bySeq = new LinkedHashMap<>();
@@ -79,22 +92,53 @@ public final class JsonLinesHistory implements HistorySink, AutoCloseable {
             return new ArrayList<>();  // the process was killed before it wrote anything
         }
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            int number = 0;
+            String unreadable = null;
+            String why = null;
             for (String line; (line = in.readLine()) != null; ) {
-                if (line.isBlank()) {
-                    continue;
+                if (unreadable != null) {
+                    throw damaged(file, number, unreadable, why);  // a line follows it: not the last
                 }
+                number++;
                 Op op;
                 try {
                     op = JSON.readValue(line, Op.class);
-                } catch (JsonProcessingException torn) {
+                } catch (JsonProcessingException e) {
+                    unreadable = line;
+                    why = e.getOriginalMessage();
+                    continue;
+                }
+                if (op.process() == null || op.kind() == null || op.job() == null || op.outcome() == null) {
+                    unreadable = line;
+                    why = "process, kind, job and outcome must not be null";
                     continue;
                 }
                 // An answer replaces its invocation; an invocation never replaces an answer.
                 bySeq.merge(op.seq(), op, (old, next) -> next.outcome() == Op.Outcome.UNKNOWN ? old : next);
             }
+            if (unreadable != null && endsWithNewline(file)) {
+                throw damaged(file, number, unreadable, why);  // whole, yet unreadable: not torn
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read history " + file, e);
         }
         return new ArrayList<>(bySeq.values());
+    }
+
+    private static IllegalStateException damaged(Path file, int number, String line, String why) {
+        String shown = line.length() <= 80 ? line : line.substring(0, 80) + "...";
+        return new IllegalStateException("history " + file + " is damaged at line " + number + ": \"" + shown
+                + "\" is not an operation (" + why + "), and only a torn last line may be");
+    }
+
+    private static boolean endsWithNewline(Path file) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            long length = raf.length();
+            if (length == 0) {
+                return false;
+            }
+            raf.seek(length - 1);
+            return raf.read() == '\n';
+        }
     }
 }

@@ -176,6 +176,8 @@ public final class ProcessRaceDriver {
             throw new UncheckedIOException("cannot write the stop file " + stop, e);
         } finally {
             live.forEach(w -> w.process.destroyForcibly());
+            // Gone before their histories are read: a worker still writing would look like damage.
+            live.forEach(w -> w.process.onExit().join());
         }
         List<Op> ops = new ArrayList<>();
         histories.forEach(h -> ops.addAll(JsonLinesHistory.read(h)));
@@ -185,7 +187,7 @@ public final class ProcessRaceDriver {
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         String first = check.passed() ? null : check.describeViolations(1);
-        return new RaceResult(sut.name(), "processes", overlap[0], overlap[1], ops.size(), unknown,
+        return new RaceResult(sut.name(), "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0,
                 first == null ? -1 : opsBefore(ops, check.violations().get(0)), first, check, kills, pauses,
                 integrity, (System.nanoTime() - begun) / 1_000_000);
     }

@@ -11,6 +11,9 @@ package dev.leaselab.stress;
  *     claim was still running when a loser's began, or the reverse
  * @param operations lease operations run
  * @param unknownOutcomes operations without an answer (database errors, killed processes)
+ * @param claimManyRounds rounds of the store's own {@code claimMany} (0 in the process driver)
+ * @param claimManyFailures of those, the ones whose {@code claimMany} failed with a database
+ *     error and so went unjudged
  * @param opsUntilFirstViolation how many operations had run when the first violation showed,
  *     or -1 when none did
  * @param firstViolation the first violation with its witness, or null
@@ -22,8 +25,8 @@ package dev.leaselab.stress;
  * @param millis how long the run took
  */
 public record RaceResult(String store, String mode, long races, long racesWithOverlap, long operations,
-        long unknownOutcomes, long opsUntilFirstViolation, String firstViolation, CheckReport check,
-        int kills, int pauses, String integrity, long millis) {
+        long unknownOutcomes, long claimManyRounds, long claimManyFailures, long opsUntilFirstViolation,
+        String firstViolation, CheckReport check, int kills, int pauses, String integrity, long millis) {
 
     /** Whether any violation showed: in the rounds themselves, in the history, or in the file. */
     public boolean violated() {

@@ -38,12 +38,12 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
             new StoreUnderTest(LockingStrategy.PG_ROW_LOCK, BrokenPostgresStore.CHECK_THEN_ACT_WITHOUT_LOCK),
             new StoreUnderTest(LockingStrategy.PG_CONDITIONAL_UPDATE, BrokenPostgresStore.COMPLETE_WITHOUT_FENCE_CHECK));
 
-    /** The variant that the process driver's paused workers must catch: a stale writer's complete. */
-    private static final String STALE_WRITER = "COMPLETE_WITHOUT_FENCE_CHECK";
-
     public StoreUnderTest {
         Objects.requireNonNull(strategy, "strategy");
-        Class<?> expected = strategy.engine() == Engine.SQLITE ? BrokenStore.class : BrokenPostgresStore.class;
+        Class<?> expected = switch (strategy.engine()) {
+            case SQLITE -> BrokenStore.class;
+            case POSTGRESQL -> BrokenPostgresStore.class;
+        };
         if (broken != null && !expected.isInstance(broken)) {
             throw new IllegalArgumentException("broken must be a " + expected.getSimpleName() + " for " + strategy
                     + ": " + broken);
@@ -66,10 +66,10 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
 
     /** The negative controls of {@code engine}: SQLite's on {@link LockingStrategy#IMMEDIATE}. */
     public static List<StoreUnderTest> controls(Engine engine) {
-        if (engine == Engine.POSTGRESQL) {
-            return POSTGRES_CONTROLS;
-        }
-        return CONTROLS.stream().map(b -> new StoreUnderTest(LockingStrategy.IMMEDIATE, b)).toList();
+        return switch (engine) {
+            case SQLITE -> CONTROLS.stream().map(b -> new StoreUnderTest(LockingStrategy.IMMEDIATE, b)).toList();
+            case POSTGRESQL -> POSTGRES_CONTROLS;
+        };
     }
 
     /**
@@ -87,8 +87,10 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
             }
             LockingStrategy strategy = LockingStrategy.valueOf(name.substring(slash + 1));
             String variant = name.substring(0, slash);
-            return new StoreUnderTest(strategy, strategy.engine() == Engine.SQLITE
-                    ? BrokenStore.valueOf(variant) : BrokenPostgresStore.valueOf(variant));
+            return new StoreUnderTest(strategy, switch (strategy.engine()) {
+                case SQLITE -> BrokenStore.valueOf(variant);
+                case POSTGRESQL -> BrokenPostgresStore.valueOf(variant);
+            });
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("store must be a LockingStrategy or BROKEN_VARIANT/STRATEGY: " + name, e);
         }
@@ -101,7 +103,8 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
 
     /** Whether this control writes a stale complete: the one the process driver's pauses must catch. */
     public boolean isStaleWriterControl() {
-        return broken != null && broken.name().equals(STALE_WRITER);
+        return broken == BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK
+                || broken == BrokenPostgresStore.COMPLETE_WITHOUT_FENCE_CHECK;
     }
 
     /** The engine the store runs on. */

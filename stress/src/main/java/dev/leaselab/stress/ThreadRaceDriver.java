@@ -2,6 +2,7 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
 import dev.leaselab.testkit.Database;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
 
 /**
  * Repeats claim races between threads of one process, in three kinds of round:
@@ -33,6 +35,7 @@ import java.util.function.IntFunction;
  *   <li><b>claimMany</b>: the store's own {@code claimMany} on a new job; exactly one winner. The
  *       winner's position must vary: the first owner wins most often (its thread starts first),
  *       but if it wins every one of {@value #FIRST_OWNER_ROUNDS} rounds, the others never raced.
+ *       A round whose {@code claimMany} throws is judged too (see {@link #CLAIM_MANY}).
  * </ul>
  *
  * Every attempt is timed, so the driver counts the races whose attempts really overlapped; a run
@@ -55,6 +58,17 @@ public final class ThreadRaceDriver {
     /**
      * How a violation seen in a claimMany round begins. Those rounds call the store directly, not
      * through the recorded history, so the checker never sees them: only the driver judges them.
+     *
+     * <p>When {@code claimMany} throws, the rule follows the contract's line between a database
+     * failure and a bug. A {@link LeaseStoreException} (busy past the timeout under the heaviest
+     * contention, a lost connection) can happen to a correct store, as a single claim can end
+     * {@linkplain Op.Outcome#UNKNOWN unknown}: the round is counted as failed and not judged. But
+     * if every round of a run failed so, not one claimMany race was judged, and a pass would vouch
+     * for a method that never worked: that is a violation, as is any other exception (an
+     * {@code IllegalStateException}, a {@code NullPointerException}, ...), which the contract
+     * never lets out of a lease operation on valid arguments. Rounds that fail now and then are
+     * counted in the result and the verdict's detail but fail nothing: a threshold between "now
+     * and then" and "too often" would be a guess about the machine's load.
      */
     static final String CLAIM_MANY = "claimMany";
 
@@ -80,6 +94,7 @@ public final class ThreadRaceDriver {
     }
 
     private final StoreUnderTest sut;
+    private final UnaryOperator<LeaseStore> wrapper;
     private final Settings settings;
     private final Path file;
     private final Random random;
@@ -88,6 +103,9 @@ public final class ThreadRaceDriver {
     private long races;
     private long racesWithOverlap;
     private long claimManyRounds;
+    private long claimManyFailures;
+    private LeaseStoreException lastClaimManyFailure;
+    private long claimManyJudged;
     private long firstOwnerWins;
     private String firstViolation;
     private long opsUntilFirstViolation = -1;
@@ -98,8 +116,9 @@ public final class ThreadRaceDriver {
     private long hotFence;
     private String hotOwner;
 
-    private ThreadRaceDriver(StoreUnderTest sut, Path dir, Settings settings) {
+    private ThreadRaceDriver(StoreUnderTest sut, UnaryOperator<LeaseStore> wrapper, Path dir, Settings settings) {
         this.sut = sut;
+        this.wrapper = wrapper;
         this.settings = settings;
         this.file = dir.resolve("threads-" + sut.name().replace('/', '-') + ".db");
         this.random = new Random(settings.seed());
@@ -107,8 +126,16 @@ public final class ThreadRaceDriver {
 
     /** Races {@code sut} on a new database: a file in {@code dir}, or a new schema on the PostgreSQL server. */
     public static RaceResult run(StoreUnderTest sut, Path dir, Settings settings) {
-        return new ThreadRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
-                Objects.requireNonNull(settings, "settings")).run();
+        return run(sut, dir, settings, UnaryOperator.identity());
+    }
+
+    /**
+     * Races what {@code wrapper} makes of the store that {@code sut} opens: the seam through which
+     * the tests race a store broken in a way no shipped variant is, under {@code sut}'s name.
+     */
+    static RaceResult run(StoreUnderTest sut, Path dir, Settings settings, UnaryOperator<LeaseStore> wrapper) {
+        return new ThreadRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(wrapper, "wrapper"),
+                Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(settings, "settings")).run();
     }
 
     private RaceResult run() {
@@ -125,7 +152,7 @@ public final class ThreadRaceDriver {
         String integrity;
         Database db = StressDatabase.create(sut, file);
         try {
-            try (LeaseStore store = sut.open(db, poolSize)) {
+            try (LeaseStore store = wrapper.apply(sut.open(db, poolSize))) {
                 RecordedStore recorded = new RecordedStore(store, "threads", history);
                 newHotJob(store);
                 for (long round = 0; round < settings.maxRounds() && System.nanoTime() < deadline
@@ -135,6 +162,10 @@ public final class ThreadRaceDriver {
                         case 1 -> hotJobRound(recorded, threads, round);
                         default -> claimManyRound(store, round);
                     }
+                }
+                if (claimManyRounds > 0 && claimManyFailures == claimManyRounds) {
+                    violation(CLAIM_MANY + " failed in all " + claimManyRounds + " rounds, so none was judged; the last"
+                            + " failure: " + lastClaimManyFailure);
                 }
                 unknown = recorded.failures();
             } finally {
@@ -146,7 +177,7 @@ public final class ThreadRaceDriver {
             db.drop();
         }
         return new RaceResult(sut.name(), "threads", races, racesWithOverlap, operations, unknown,
-                opsUntilFirstViolation, firstViolation, check, 0, 0, integrity,
+                claimManyRounds, claimManyFailures, opsUntilFirstViolation, firstViolation, check, 0, 0, integrity,
                 (System.nanoTime() - started) / 1_000_000);
     }
 
@@ -222,23 +253,33 @@ public final class ThreadRaceDriver {
         for (int i = 0; i < n; i++) {
             owners.add("many-owner-" + i);
         }
+        claimManyRounds++;
         List<OptionalLong> results;
         try {
             results = store.claimMany(job, owners, 1, TTL);
+        } catch (LeaseStoreException e) {
+            claimManyFailures++;
+            lastClaimManyFailure = e;
+            return;
         } catch (RuntimeException e) {
+            StackTraceElement[] where = e.getStackTrace();
+            violation(CLAIM_MANY + " on " + job + " with " + n + " owners threw " + e
+                    + (where.length > 0 ? " at " + where[0] : "")
+                    + "; on valid arguments a lease operation may fail only with a LeaseStoreException");
             return;
         } finally {
             operations += 1 + n;
         }
         long winners = results.stream().filter(OptionalLong::isPresent).count();
-        if (winners != 1) {
-            violation(CLAIM_MANY + " on " + job + " with " + n + " owners: " + winners + " winners " + results);
+        if (results.size() != n || winners != 1) {
+            violation(CLAIM_MANY + " on " + job + " with " + n + " owners: " + winners + " winners in "
+                    + results.size() + " results " + results);
             return;
         }
-        claimManyRounds++;
+        claimManyJudged++;
         firstOwnerWins += results.get(0).isPresent() ? 1 : 0;
-        if (claimManyRounds == FIRST_OWNER_ROUNDS && firstOwnerWins == claimManyRounds) {
-            violation(CLAIM_MANY + ": the first owner won all " + claimManyRounds + " rounds; the others never raced");
+        if (claimManyJudged == FIRST_OWNER_ROUNDS && firstOwnerWins == claimManyJudged) {
+            violation(CLAIM_MANY + ": the first owner won all " + claimManyJudged + " rounds; the others never raced");
         }
     }
 

@@ -59,7 +59,10 @@ public record Verdict(String store, String check, boolean control, long races, l
             outcome = Outcome.PASS;
             detail = result.check().staleWritesRejected() + " of " + result.check().staleWrites()
                     + " stale writes refused; " + result.unknownOutcomes() + " operations without answer"
-                    + " (killed mid-call or database error); integrity_check " + result.integrity();
+                    + " (killed mid-call or database error)"
+                    + (result.claimManyRounds() == 0 ? "" : "; " + result.claimManyFailures() + " of "
+                            + result.claimManyRounds() + " claimMany rounds failed with a database error")
+                    + "; integrity_check " + result.integrity();
         }
         return new Verdict(store.name(), result.mode(), store.isControl(), result.races(), result.racesWithOverlap(),
                 result.operations(), result.violations(), result.opsUntilFirstViolation(), result.kills(),

@@ -12,15 +12,15 @@ import dev.leaselab.lease.BrokenPostgresStore;
 import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Store names, settings and history files: what the harness reads from people and from disk. */
+/** Store names, settings and database arguments: what the harness reads from people and its workers. */
 class HarnessInputTest {
 
     @TempDir
@@ -45,6 +45,17 @@ class HarnessInputTest {
                 StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/PG_ROW_LOCK").broken());
         assertEquals(BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK,
                 StoreUnderTest.parse("COMPLETE_WITHOUT_FENCE_CHECK/SERIALIZED").broken());
+    }
+
+    @Test
+    void onlyTheStaleWriterControlsOfBothEnginesRaceAcrossProcesses() {
+        List<String> staleWriters = Stream.of(Engine.values())
+                .flatMap(engine -> Stream.concat(StoreUnderTest.allCorrect(engine).stream(),
+                        StoreUnderTest.controls(engine).stream()))
+                .filter(StoreUnderTest::isStaleWriterControl).map(StoreUnderTest::name).toList();
+
+        assertEquals(List.of("COMPLETE_WITHOUT_FENCE_CHECK/IMMEDIATE",
+                "COMPLETE_WITHOUT_FENCE_CHECK/PG_CONDITIONAL_UPDATE"), staleWriters);
     }
 
     @Test
@@ -109,27 +120,6 @@ class HarnessInputTest {
         IllegalArgumentException ttl = assertThrows(IllegalArgumentException.class,
                 () -> new ProcessRaceDriver.Settings(2, Duration.ofSeconds(1), 0, 0, 1, 1, 0));
         assertTrue(ttl.getMessage().startsWith("ttlMillis"), ttl.getMessage());
-    }
-
-    @Test
-    void historyFileReadsAnswersBackAndAnOpWithoutAnswerAsUnknown() throws Exception {
-        Path file = dir.resolve("w.jsonl");
-        Op claim = new Op("w", 1, Op.Kind.CLAIM, "j", "w", 0, 5, 10, null, Op.Outcome.UNKNOWN, 100, Long.MAX_VALUE);
-        Op inFlight = new Op("w", 2, Op.Kind.COMPLETE, "j", "w", 1, 6, 0, "r", Op.Outcome.UNKNOWN, 300,
-                Long.MAX_VALUE);
-        try (JsonLinesHistory history = JsonLinesHistory.create(file)) {
-            history.invoked(claim);
-            history.answered(claim.answered(Op.Outcome.OK, 1, 200));
-            history.invoked(inFlight);
-        }
-        // A kill -9 in the middle of a line leaves it torn.
-        Files.writeString(file, "{\"process\":\"w\",\"seq\":3,\"ki", StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.APPEND);
-
-        List<Op> ops = JsonLinesHistory.read(file);
-
-        assertEquals(List.of(claim.answered(Op.Outcome.OK, 1, 200), inFlight), ops);
-        assertTrue(JsonLinesHistory.read(dir.resolve("never-written.jsonl")).isEmpty());
     }
 
     @Test

@@ -41,6 +41,8 @@ class ThreadRaceSmokeTest {
         assertTrue(result.racesWithOverlap() >= MIN_OVERLAPPING_RACES,
                 "only " + result.racesWithOverlap() + " races overlapped");
         assertTrue(result.check().staleWrites() > 0, "no stale write was tried");
+        assertTrue(result.claimManyFailures() < result.claimManyRounds(),
+                result.claimManyFailures() + " of " + result.claimManyRounds() + " claimMany rounds failed");
         assertEquals(result.check().staleWrites(), result.check().staleWritesRejected());
         assertEquals("ok", result.integrity());
     }

@@ -10,13 +10,13 @@ package dev.leaselab.lease;
 public enum BrokenPostgresStore {
 
     /**
-     * SPEC 8 on PostgreSQL: check-then-act. Every write checks the rule with a plain
+     * CONTRACT 8 on PostgreSQL: check-then-act. Every write checks the rule with a plain
      * {@code SELECT} in its transaction, without {@code FOR UPDATE} or an advisory lock, and then
      * writes unconditionally. Under READ COMMITTED two claimants both read the lease as expired,
      * the second one's {@code UPDATE} waits for the first one's row lock and then overwrites its
      * claim: two winners, two fences.
      */
-    CHECK_THEN_ACT_WITHOUT_LOCK("SPEC 8") {
+    CHECK_THEN_ACT_WITHOUT_LOCK("CONTRACT 12 (CONTRACT 8 on PostgreSQL)") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
             return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.NONE);
@@ -27,7 +27,7 @@ public enum BrokenPostgresStore {
      * A stale writer's complete: neither owner nor fence is checked. The rule fragment is the very
      * one of {@link BrokenStore#COMPLETE_WITHOUT_FENCE_CHECK}, since both engines share the rules.
      */
-    COMPLETE_WITHOUT_FENCE_CHECK("added here (shared with SQLite)") {
+    COMPLETE_WITHOUT_FENCE_CHECK("CONTRACT 11 (shared with SQLite)") {
         @Override
         LeaseSql sql() {
             return BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK.sql();
@@ -40,7 +40,7 @@ public enum BrokenPostgresStore {
         this.origin = origin;
     }
 
-    /** Where this variant comes from: the numbered list in SPEC.md, or added by this project. */
+    /** Where this variant comes from: its number in docs/CONTRACT.md's list of wrong changes. */
     public String origin() {
         return origin;
     }

@@ -12,12 +12,13 @@ import java.util.OptionalLong;
  * Each is built from the shipped store by replacing one SQL fragment, the transaction, or one
  * method; none copies the store. They live in test code and never in the library jar.
  *
- * <p>The first constants are the eight wrong changes listed in {@code shared/SPEC.md}.
+ * <p>The first constants are the eight wrong changes listed in {@code docs/CONTRACT.md}; each
+ * {@link #origin()} gives its number there ("CONTRACT 4" is wrong change 4).
  */
 public enum BrokenStore {
 
-    /** SPEC 1: re-opening an existing file fails. */
-    TABLE_WITHOUT_IF_NOT_EXISTS("SPEC 1") {
+    /** CONTRACT 1: re-opening an existing file fails. */
+    TABLE_WITHOUT_IF_NOT_EXISTS("CONTRACT 1") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -29,8 +30,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 2: re-enqueueing wipes a live lease and its fence. */
-    ENQUEUE_OR_REPLACE("SPEC 2") {
+    /** CONTRACT 2: re-enqueueing wipes a live lease and its fence. */
+    ENQUEUE_OR_REPLACE("CONTRACT 2") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -42,8 +43,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 3: the state of a missing job is an empty record instead of absent. */
-    STATE_OF_MISSING_IS_EMPTY_RECORD("SPEC 3") {
+    /** CONTRACT 3: the state of a missing job is an empty record instead of absent. */
+    STATE_OF_MISSING_IS_EMPTY_RECORD("CONTRACT 3") {
         @Override
         LeaseStore wrap(LeaseStore store) {
             return new ForwardingLeaseStore(store) {
@@ -55,8 +56,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 4: a lease is still held at now == until, so the boundary is not claimable. */
-    CLAIM_HELD_AT_BOUNDARY("SPEC 4") {
+    /** CONTRACT 4: a lease is still held at now == until, so the boundary is not claimable. */
+    CLAIM_HELD_AT_BOUNDARY("CONTRACT 4") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -68,8 +69,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 5: renew compares the stored expiry against the new one instead of against now. */
-    RENEW_AGAINST_NEW_EXPIRY("SPEC 5") {
+    /** CONTRACT 5: renew compares the stored expiry against the new one instead of against now. */
+    RENEW_AGAINST_NEW_EXPIRY("CONTRACT 5") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -81,8 +82,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 5: renew does not look at the expiry, so an expired lease comes back to life. */
-    RENEW_EXPIRED_LEASE("SPEC 5") {
+    /** CONTRACT 5: renew does not look at the expiry, so an expired lease comes back to life. */
+    RENEW_EXPIRED_LEASE("CONTRACT 5") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -94,8 +95,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 6: complete accepts {@code done >= 0}, so a done job is completed again. */
-    COMPLETE_WHEN_DONE("SPEC 6") {
+    /** CONTRACT 6: complete accepts {@code done >= 0}, so a done job is completed again. */
+    COMPLETE_WHEN_DONE("CONTRACT 6") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -107,8 +108,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 7: release resets the fence, so the next claim hands out an old token again. */
-    RELEASE_RESETS_FENCE("SPEC 7") {
+    /** CONTRACT 7: release resets the fence, so the next claim hands out an old token again. */
+    RELEASE_RESETS_FENCE("CONTRACT 7") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -120,8 +121,8 @@ public enum BrokenStore {
         }
     },
 
-    /** SPEC 8: claimMany only lets the first owner claim: a race that is never raced. */
-    CLAIM_MANY_FIRST_OWNER_ONLY("SPEC 8") {
+    /** CONTRACT 8: claimMany only lets the first owner claim: a race that is never raced. */
+    CLAIM_MANY_FIRST_OWNER_ONLY("CONTRACT 8") {
         @Override
         LeaseStore wrap(LeaseStore store) {
             return new ForwardingLeaseStore(store) {
@@ -138,10 +139,10 @@ public enum BrokenStore {
     },
 
     /**
-     * SPEC 8: check-then-act. Every write reads the row in one autocommit statement and writes in
+     * CONTRACT 8: check-then-act. Every write reads the row in one autocommit statement and writes in
      * another, so two claimants can both see the lease expired and both win.
      */
-    CLAIM_READ_THEN_WRITE("SPEC 8") {
+    CLAIM_READ_THEN_WRITE("CONTRACT 8") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
             return new TransactionProtocol(sql, null, null, false, options.busyTimeout());
@@ -152,7 +153,7 @@ public enum BrokenStore {
      * A database failure passed off as a refusal: {@code SQLITE_BUSY} past the timeout becomes
      * {@code false} or an empty claim, so the caller cannot tell "no" from "could not ask".
      */
-    BUSY_IS_A_REFUSAL("added here") {
+    BUSY_IS_A_REFUSAL("CONTRACT 9 (added here)") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
             return new BusyAsRefusal(strategy.protocol(sql, options));
@@ -163,7 +164,7 @@ public enum BrokenStore {
      * A claim's {@code RETURNING} row read, its statement closed before running to its end: the
      * answers are right, but SQLite never checkpoints the WAL after such a commit.
      */
-    CLAIM_ROWS_NOT_READ_TO_THE_END("added here (found by the benchmarks)") {
+    CLAIM_ROWS_NOT_READ_TO_THE_END("CONTRACT 10 (found by the benchmarks)") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
             return new ClaimRowsNotReadToTheEnd(strategy.protocol(sql, options), sql);
@@ -171,7 +172,7 @@ public enum BrokenStore {
     },
 
     /** A stale writer's complete: neither owner nor fence is checked, only that the job is live. */
-    COMPLETE_WITHOUT_FENCE_CHECK("added here (stress control)") {
+    COMPLETE_WITHOUT_FENCE_CHECK("CONTRACT 11 (stress control)") {
         @Override
         LeaseSql sql() {
             return new LeaseSql() {
@@ -189,7 +190,7 @@ public enum BrokenStore {
         this.origin = origin;
     }
 
-    /** Where this variant comes from: the numbered list in SPEC.md, or added by this project. */
+    /** Where this variant comes from: its number in docs/CONTRACT.md's list of wrong changes. */
     public String origin() {
         return origin;
     }

@@ -4,13 +4,18 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** Passes every call to another store; broken variants override the one method they break. */
-class ForwardingLeaseStore implements LeaseStore {
+/**
+ * Passes every call to another store. Broken variants, and test stores that change one behaviour,
+ * override the one method they change.
+ */
+public class ForwardingLeaseStore implements LeaseStore {
 
-    final LeaseStore delegate;
+    /** The store every call goes to. */
+    protected final LeaseStore delegate;
 
-    ForwardingLeaseStore(LeaseStore delegate) {
-        this.delegate = delegate;
+    /** Forwards to {@code delegate}. */
+    public ForwardingLeaseStore(LeaseStore delegate) {
+        this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
     }
 
     @Override

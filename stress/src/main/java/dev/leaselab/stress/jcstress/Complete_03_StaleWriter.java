@@ -33,13 +33,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @State
 public class Complete_03_StaleWriter {
 
-    private final SharedStores.Job job = setUp();
-
-    private static SharedStores.Job setUp() {
-        SharedStores.Job job = SharedStores.freshJob();
-        job.store().claim(job.id(), "a", 0, 1);
-        return job;
-    }
+    private final SharedStores.Job job = SharedStores.heldJob("a", 1);
 
     @Actor
     public void staleA(III_Result r) {

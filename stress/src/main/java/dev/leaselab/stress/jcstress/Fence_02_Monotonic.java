@@ -30,13 +30,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @State
 public class Fence_02_Monotonic {
 
-    private final SharedStores.Job job = setUp();
-
-    private static SharedStores.Job setUp() {
-        SharedStores.Job job = SharedStores.freshJob();
-        job.store().claim(job.id(), "setup", 0, 1);
-        return job;
-    }
+    private final SharedStores.Job job = SharedStores.heldJob("setup", 1);
 
     @Actor
     public void a(III_Result r) {

@@ -32,13 +32,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @State
 public class Release_05_ReleaseVersusClaim {
 
-    private final SharedStores.Job job = setUp();
-
-    private static SharedStores.Job setUp() {
-        SharedStores.Job job = SharedStores.freshJob();
-        job.store().claim(job.id(), "a", 0, 10);
-        return job;
-    }
+    private final SharedStores.Job job = SharedStores.heldJob("a", 10);
 
     @Actor
     public void a(III_Result r) {

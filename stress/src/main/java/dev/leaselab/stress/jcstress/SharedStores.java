@@ -40,6 +40,13 @@ public final class SharedStores {
         return new Job(id, store);
     }
 
+    /** A new job that {@code owner} claimed at {@code now=0} until {@code until}: it holds fence 1. */
+    public static Job heldJob(String owner, double until) {
+        Job job = freshJob();
+        job.store().claim(job.id(), owner, 0, until);
+        return job;
+    }
+
     private static synchronized LeaseStore store(int index) {
         if (STORES[index] == null) {
             // synchronous=NORMAL: durability across power loss is not what these tests look at,

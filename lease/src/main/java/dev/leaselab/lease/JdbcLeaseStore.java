@@ -160,6 +160,22 @@ abstract class JdbcLeaseStore implements LeaseStore {
         return results;
     }
 
+    /**
+     * Creates the table if it is missing, as the last step of opening: on failure the store closes
+     * what it opened and throws (a database failure as {@link LeaseStoreException}).
+     */
+    void createTableOrClose(SessionPool.Work<?> createTable) {
+        try {
+            withSession(createTable);
+        } catch (SQLException e) {
+            close();
+            throw failure("open", e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
     /** Closes the connections and the claim threads. Operations after this throw IllegalStateException. */
     @Override
     public void close() {

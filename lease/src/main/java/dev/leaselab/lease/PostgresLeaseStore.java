@@ -97,18 +97,10 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
             super.close();
             throw failure("open", redact(jdbcUrl), strategy, e.getCause() instanceof SQLException ? (SQLException) e.getCause() : e);
         }
-        try {
-            withSession(s -> {
-                createTable(s, sql);
-                return null;
-            });
-        } catch (SQLException e) {
-            close();
-            throw failure("open", e);
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
+        createTableOrClose(s -> {
+            createTable(s, sql);
+            return null;
+        });
     }
 
     private static HikariConfig config(String jdbcUrl, PostgresOptions options) {

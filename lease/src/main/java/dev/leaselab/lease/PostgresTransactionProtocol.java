@@ -30,28 +30,14 @@ final class PostgresTransactionProtocol implements WriteProtocol {
 
     private final Lock lock;
     private final String enqueue;
+    private final CheckedWrites statements;
     private final String advisoryLock;
-    private final String claimCheck;
-    private final String claimWrite;
-    private final String renewCheck;
-    private final String renewWrite;
-    private final String completeCheck;
-    private final String completeWrite;
-    private final String releaseCheck;
-    private final String releaseWrite;
 
     PostgresTransactionProtocol(LeaseSql sql, Lock lock) {
         this.lock = lock;
         this.enqueue = sql.enqueue();
+        this.statements = CheckedWrites.of(sql, this::check);
         this.advisoryLock = LeaseSql.advisoryLock();
-        this.claimCheck = check(sql.claimable());
-        this.claimWrite = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
-        this.renewCheck = check(sql.renewable());
-        this.renewWrite = LeaseSql.write(sql.renewEffect());
-        this.completeCheck = check(sql.completable());
-        this.completeWrite = LeaseSql.write(sql.completeEffect());
-        this.releaseCheck = check(sql.releasable());
-        this.releaseWrite = LeaseSql.write(sql.releaseEffect());
     }
 
     private String check(String rule) {
@@ -65,27 +51,27 @@ final class PostgresTransactionProtocol implements WriteProtocol {
 
     @Override
     public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
-        return inTransaction(s, id, () -> allowed(s, claimCheck, id, owner, now, until)
-                ? s.firstLong(claimWrite, id, owner, now, until)
+        return inTransaction(s, id, () -> allowed(s, statements.claimCheck(), id, owner, now, until)
+                ? s.firstLong(statements.claimWrite(), id, owner, now, until)
                 : OptionalLong.empty());
     }
 
     @Override
     public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
-        return inTransaction(s, id, () -> allowed(s, renewCheck, id, owner, fence, now, until)
-                && s.update(renewWrite, id, owner, fence, now, until) == 1);
+        return inTransaction(s, id, () -> allowed(s, statements.renewCheck(), id, owner, fence, now, until)
+                && s.update(statements.renewWrite(), id, owner, fence, now, until) == 1);
     }
 
     @Override
     public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
-        return inTransaction(s, id, () -> allowed(s, completeCheck, id, owner, fence, now, result)
-                && s.update(completeWrite, id, owner, fence, now, result) == 1);
+        return inTransaction(s, id, () -> allowed(s, statements.completeCheck(), id, owner, fence, now, result)
+                && s.update(statements.completeWrite(), id, owner, fence, now, result) == 1);
     }
 
     @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
-        return inTransaction(s, id, () -> allowed(s, releaseCheck, id, owner, fence)
-                && s.update(releaseWrite, id, owner, fence) == 1);
+        return inTransaction(s, id, () -> allowed(s, statements.releaseCheck(), id, owner, fence)
+                && s.update(statements.releaseWrite(), id, owner, fence) == 1);
     }
 
     /** Runs the check: the row lock's check answers true or false, the plain one finds a row or not. */

@@ -58,18 +58,10 @@ public final class SqliteLeaseStore extends JdbcLeaseStore {
         this.file = file.toAbsolutePath();
         this.options = Objects.requireNonNull(options, "options");
         this.pool = new SessionPool(this.file, options);
-        try {
-            pool.withSession(s -> {
-                s.execute(sql.createTable());
-                return null;
-            });
-        } catch (SQLException e) {
-            close();
-            throw failure("open", e);
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
+        createTableOrClose(s -> {
+            s.execute(sql.createTable());
+            return null;
+        });
     }
 
     /** The database file of this store. */

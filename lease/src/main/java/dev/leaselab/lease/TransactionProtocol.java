@@ -25,14 +25,7 @@ final class TransactionProtocol implements WriteProtocol {
     private final boolean retryOnBusy;
     private final long retryBudgetNanos;
     private final String enqueue;
-    private final String claimCheck;
-    private final String claimWrite;
-    private final String renewCheck;
-    private final String renewWrite;
-    private final String completeCheck;
-    private final String completeWrite;
-    private final String releaseCheck;
-    private final String releaseWrite;
+    private final CheckedWrites statements;
 
     /**
      * @param begin the statement that opens the transaction, or null to run each statement in its
@@ -47,14 +40,7 @@ final class TransactionProtocol implements WriteProtocol {
         this.retryOnBusy = retryOnBusy;
         this.retryBudgetNanos = retryBudget.toNanos();
         this.enqueue = sql.enqueue();
-        this.claimCheck = LeaseSql.check(sql.claimable());
-        this.claimWrite = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
-        this.renewCheck = LeaseSql.check(sql.renewable());
-        this.renewWrite = LeaseSql.write(sql.renewEffect());
-        this.completeCheck = LeaseSql.check(sql.completable());
-        this.completeWrite = LeaseSql.write(sql.completeEffect());
-        this.releaseCheck = LeaseSql.check(sql.releasable());
-        this.releaseWrite = LeaseSql.write(sql.releaseEffect());
+        this.statements = CheckedWrites.of(sql, LeaseSql::check);
     }
 
     @Override
@@ -64,27 +50,27 @@ final class TransactionProtocol implements WriteProtocol {
 
     @Override
     public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
-        return inTransaction(s, () -> s.exists(claimCheck, id, owner, now, until)
-                ? s.firstLong(claimWrite, id, owner, now, until)
+        return inTransaction(s, () -> s.exists(statements.claimCheck(), id, owner, now, until)
+                ? s.firstLong(statements.claimWrite(), id, owner, now, until)
                 : OptionalLong.empty());
     }
 
     @Override
     public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
-        return inTransaction(s, () -> s.exists(renewCheck, id, owner, fence, now, until)
-                && s.update(renewWrite, id, owner, fence, now, until) == 1);
+        return inTransaction(s, () -> s.exists(statements.renewCheck(), id, owner, fence, now, until)
+                && s.update(statements.renewWrite(), id, owner, fence, now, until) == 1);
     }
 
     @Override
     public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
-        return inTransaction(s, () -> s.exists(completeCheck, id, owner, fence, now, result)
-                && s.update(completeWrite, id, owner, fence, now, result) == 1);
+        return inTransaction(s, () -> s.exists(statements.completeCheck(), id, owner, fence, now, result)
+                && s.update(statements.completeWrite(), id, owner, fence, now, result) == 1);
     }
 
     @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
-        return inTransaction(s, () -> s.exists(releaseCheck, id, owner, fence)
-                && s.update(releaseWrite, id, owner, fence) == 1);
+        return inTransaction(s, () -> s.exists(statements.releaseCheck(), id, owner, fence)
+                && s.update(statements.releaseWrite(), id, owner, fence) == 1);
     }
 
     private interface Work<T> {

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
@@ -114,10 +115,8 @@ final class BenchRun {
             environment.put("postgresql", postgres.record());
             environment.put("settings", profile.settings());
         }
-        Set<String> measured = new HashSet<>();
-        earlier.forEach(r -> measured.add(forkKey(BenchResults.shortName(r.path("benchmark").asText()),
-                r.path("mode").asText(), r.path("threads").asInt(), r.path("params").path("storage").asText(),
-                r.path("params").path("strategy").asText("-"))));
+        Set<ForkKey> measured = new HashSet<>();
+        earlier.forEach(r -> measured.add(BenchResults.key(r, jsonFile)));
         Profile todo = resume ? profile.withSteps(missingSteps(profile, measured)) : profile;
         if (resume) {
             dropTally(tally, todo);
@@ -153,8 +152,8 @@ final class BenchRun {
                 Collection<RunResult> stepResults = new Runner(options(todo, step, tally), progress).run();
                 started = progress.started();
                 results.addAll(stepResults);
-                for (String missing : missingForks(step, stepResults)) {
-                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing, log);
+                for (ForkKey missing : missingForks(step, stepResults)) {
+                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing.describe(), log);
                 }
                 // Written after every step, so that an interrupted long run keeps what it measured.
                 writeJson(jsonFile, earlier, results);
@@ -165,7 +164,7 @@ final class BenchRun {
         List<String> failedForks = new ArrayList<>();
         List<BenchResults.Row> all = BenchResults.load(folder);
         for (Profile.Step step : profile.steps()) {
-            failedForks.addAll(missingForks(step, all));
+            unmeasured(step, all.stream().map(BenchResults.Row::key).toList()).forEach(k -> failedForks.add(k.describe()));
         }
         long seconds = Math.round((System.nanoTime() - start) / 1e9);
         environment.put("failedForks", failedForks);
@@ -183,23 +182,16 @@ final class BenchRun {
         return new Outcome(folder, failedForks);
     }
 
-    private static String forkKey(String benchmark, String mode, int threads, String storage, String strategy) {
-        return benchmark + " " + mode + " " + threads + " " + storage + " " + strategy;
-    }
-
     /** The profile's forks that have no result yet, one step per fork unless a whole step is missing. */
-    private static List<Profile.Step> missingSteps(Profile profile, Set<String> measured) {
+    private static List<Profile.Step> missingSteps(Profile profile, Set<ForkKey> measured) {
         List<Profile.Step> steps = new ArrayList<>();
         for (Profile.Step step : profile.steps()) {
             List<Profile.Step> missing = new ArrayList<>();
-            for (Storage storage : step.storages()) {
-                for (LockingStrategy strategy : step.hasStrategy() ? step.strategies() : step.strategies().subList(0, 1)) {
-                    String key = forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
-                            step.hasStrategy() ? strategy.name() : "-");
-                    if (!measured.contains(key)) {
-                        missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(storage),
-                                List.of(strategy)));
-                    }
+            for (ForkKey key : step.forkKeys()) {
+                if (!measured.contains(key)) {
+                    // The floor's step keeps its strategies: they decide whether a filter keeps it.
+                    missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(key.storage()),
+                            key.strategy() == null ? step.strategies().subList(0, 1) : List.of(key.strategy())));
                 }
             }
             steps.addAll(missing.size() == step.combinations() ? List.of(step) : missing);
@@ -212,23 +204,12 @@ final class BenchRun {
         if (!Files.isRegularFile(tally)) {
             return;
         }
-        Set<String> rerun = new HashSet<>();
-        for (Profile.Step step : todo.steps()) {
-            for (Storage storage : step.storages()) {
-                for (LockingStrategy strategy : step.strategies()) {
-                    rerun.add(forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
-                            step.hasStrategy() ? strategy.name() : "-"));
-                }
-            }
-        }
+        Set<ForkKey> rerun = new HashSet<>();
+        todo.steps().forEach(step -> rerun.addAll(step.forkKeys()));
         try {
             List<String> kept = new ArrayList<>();
             for (String line : Files.readAllLines(tally)) {
-                JsonNode l = Json.readLine(line);
-                String key = forkKey(BenchResults.shortName(l.path("benchmark").asText()), l.path("mode").asText(),
-                        l.path("threads").asInt(), l.path("params").path("storage").asText(),
-                        l.path("params").path("strategy").asText("-"));
-                if (!rerun.contains(key)) {
+                if (!rerun.contains(BenchResults.key(Json.readLine(line), tally))) {
                     kept.add(line);
                 }
             }
@@ -239,38 +220,17 @@ final class BenchRun {
     }
 
     /**
-     * The parameter combinations of a step that JMH returned no result for. JMH runs with
-     * fail-on-error off, so that one broken fork of a multi-hour run costs that fork and not the
-     * run; its exception is in {@code jmh.log} and the fork is reported here instead.
+     * The forks of a step that JMH returned no result for. JMH runs with fail-on-error off, so that
+     * one broken fork of a multi-hour run costs that fork and not the run; its exception is in
+     * {@code jmh.log} and the fork is reported here instead.
      */
-    static List<String> missingForks(Profile.Step step, Collection<RunResult> results) {
-        List<BenchResults.Row> rows = new ArrayList<>();
-        for (RunResult r : results) {
-            Map<String, String> params = new java.util.TreeMap<>();
-            r.getParams().getParamsKeys().forEach(k -> params.put(k, r.getParams().getParam(k)));
-            rows.add(new BenchResults.Row(step.benchmark(), step.mode().shortLabel(), params, step.threads(), "", 0, 0,
-                    new double[0], Map.of(), null, new double[0]));
-        }
-        return missingForks(step, rows);
+    static List<ForkKey> missingForks(Profile.Step step, Collection<RunResult> results) {
+        return unmeasured(step, results.stream().map(r -> ForkKey.of(r.getParams())).toList());
     }
 
-    static List<String> missingForks(Profile.Step step, List<BenchResults.Row> rows) {
-        List<String> missing = new ArrayList<>();
-        for (Storage storage : step.storages()) {
-            List<String> strategies = step.hasStrategy()
-                    ? step.strategies().stream().map(LockingStrategy::name).toList() : List.of("-");
-            for (String strategy : strategies) {
-                boolean found = rows.stream().anyMatch(r -> r.benchmark().equals(step.benchmark())
-                        && r.mode().equals(step.mode().shortLabel()) && r.threads() == step.threads()
-                        && storage.name().equals(r.param("storage"))
-                        && (!step.hasStrategy() || strategy.equals(r.param("strategy"))));
-                if (!found) {
-                    missing.add(String.format(Locale.ROOT, "%s %s threads=%d storage=%s%s", step.benchmark(),
-                            step.mode().shortLabel(), step.threads(), storage, step.hasStrategy() ? " strategy=" + strategy : ""));
-                }
-            }
-        }
-        return missing;
+    static List<ForkKey> unmeasured(Profile.Step step, Collection<ForkKey> measured) {
+        Set<ForkKey> found = Set.copyOf(measured);
+        return step.forkKeys().stream().filter(k -> !found.contains(k)).toList();
     }
 
     private static void writeJson(Path file, ArrayNode earlier, List<RunResult> results) {
@@ -294,9 +254,8 @@ final class BenchRun {
     record Outcome(Path folder, List<String> failedForks) {}
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
-        String[] parts = step.benchmark().split("\\.");
         ChainedOptionsBuilder b = new OptionsBuilder()
-                .include("\\." + parts[0] + "\\." + parts[1] + "$")
+                .include("^" + Pattern.quote(step.benchmark().jmhName()) + "$")
                 .mode(step.mode())
                 .timeUnit(step.mode() == Mode.Throughput ? TimeUnit.SECONDS : TimeUnit.MICROSECONDS)
                 .threads(step.threads())
@@ -307,9 +266,9 @@ final class BenchRun {
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis()))
                 .shouldFailOnError(false)
                 .addProfiler(MachineReference.class, "millis=" + profile.referenceMillis())
-                .param("storage", step.storages().stream().map(Enum::name).toArray(String[]::new));
+                .param(ForkKey.STORAGE, step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.hasStrategy()) {
-            b.param("strategy", step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
+            b.param(ForkKey.STRATEGY, step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
         }
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-D" + Outcomes.TALLY_PROPERTY + "=" + tally);

@@ -1,5 +1,11 @@
 package dev.leaselab.bench;
 
+import static dev.leaselab.bench.BenchmarkId.CLAIM_HOT;
+import static dev.leaselab.bench.BenchmarkId.COMPLETE;
+import static dev.leaselab.bench.BenchmarkId.CYCLE;
+import static dev.leaselab.bench.BenchmarkId.FLOOR;
+import static dev.leaselab.bench.BenchmarkId.RENEW;
+
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.util.ArrayList;
@@ -57,20 +63,13 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
 
-    static final String CLAIM_HOT = "ClaimBenchmark.hotJob";
-    static final String CLAIM_MANY = "ClaimBenchmark.manyJobs";
-    static final String RENEW = "RenewBenchmark.renew";
-    static final String COMPLETE = "CompleteBenchmark.complete";
-    static final String CYCLE = "WorkerCycleBenchmark.cycle";
-    static final String FLOOR = "FloorBenchmark.update";
-
     /** The benchmarks whose strategy parameter is a {@link LockingStrategy}; the floor has none. */
-    static final List<String> STORE_BENCHMARKS = List.of(CLAIM_HOT, CLAIM_MANY, RENEW, COMPLETE, CYCLE);
+    static final List<BenchmarkId> STORE_BENCHMARKS = Arrays.stream(BenchmarkId.values()).filter(BenchmarkId::hasStrategy).toList();
 
     /**
      * One runner call, on one engine.
      *
-     * @param benchmark the short name ({@code Class.method})
+     * @param benchmark the benchmark method
      * @param mode throughput or sample time
      * @param threads the thread count
      * @param storages the storage settings, all of one engine
@@ -78,7 +77,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      *     strategy parameter, the strategies it is the reference of (the step is dropped when a
      *     filter leaves none of them)
      */
-    record Step(String benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+    record Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
 
         Step {
             storages = List.copyOf(storages);
@@ -107,7 +106,20 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
 
         boolean hasStrategy() {
-            return !benchmark.equals(FLOOR);
+            return benchmark.hasStrategy();
+        }
+
+        /** The forks of this step, one per parameter combination: storages first, then strategies. */
+        List<ForkKey> forkKeys() {
+            List<ForkKey> keys = new ArrayList<>();
+            for (Storage storage : storages) {
+                if (hasStrategy()) {
+                    strategies.forEach(strategy -> keys.add(new ForkKey(benchmark, mode, threads, storage, strategy)));
+                } else {
+                    keys.add(new ForkKey(benchmark, mode, threads, storage, null));
+                }
+            }
+            return keys;
         }
 
         /** How many forks' worth of parameter combinations this step runs. */
@@ -138,7 +150,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
-                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
@@ -146,7 +158,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, pgStrategies));
                     steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, pgStrategies));
                 }
-                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
                     steps.add(new Step(b, Mode.Throughput, 8, pg, pgStrategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, pgStrategies));
@@ -160,7 +172,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 for (int threads : new int[] {1, 2, 4, 8}) {
                     engines.forEach((storages, ls) -> {
                         steps.add(new Step(FLOOR, Mode.Throughput, threads, storages, ls));
-                        for (String b : STORE_BENCHMARKS) {
+                        for (BenchmarkId b : STORE_BENCHMARKS) {
                             steps.add(new Step(b, Mode.Throughput, threads, storages, ls));
                         }
                     });

@@ -51,7 +51,7 @@ final class ProgressFormat implements OutputFormat {
             p.append(' ').append(k).append('=').append(params.getParam(k));
         }
         console.printf(Locale.ROOT, "[%d/%d %s elapsed, ~%s left] %s %s threads=%d%s%n", started, total,
-                clock(elapsed), clock(left), BenchResults.shortName(params.getBenchmark()), params.getMode().shortLabel(),
+                clock(elapsed), clock(left), BenchmarkId.shortName(params.getBenchmark()), params.getMode().shortLabel(),
                 params.getThreads(), p);
         log.startBenchmark(params);
     }

@@ -44,11 +44,11 @@ class ProfileTest {
     @Test
     void aStepThatMixesEnginesIsRefusedNamingBoth() {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class, () -> new Profile.Step(
-                Profile.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), List.of(LockingStrategy.PG_ROW_LOCK)));
+                BenchmarkId.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), List.of(LockingStrategy.PG_ROW_LOCK)));
         assertTrue(strategy.getMessage().contains("PG_ROW_LOCK") && strategy.getMessage().contains("WAL_NORMAL"),
                 strategy.getMessage());
         IllegalArgumentException storages = assertThrows(IllegalArgumentException.class, () -> new Profile.Step(
-                Profile.FLOOR, Mode.Throughput, 1, List.of(Storage.WAL_FULL, Storage.POSTGRESQL),
+                BenchmarkId.FLOOR, Mode.Throughput, 1, List.of(Storage.WAL_FULL, Storage.POSTGRESQL),
                 List.of(LockingStrategy.IMMEDIATE)));
         assertTrue(storages.getMessage().contains("POSTGRESQL"), storages.getMessage());
     }

@@ -1,34 +1,17 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import java.io.ByteArrayOutputStream;
-import java.io.FileNotFoundException;
-import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.results.format.ResultFormatFactory;
-import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.format.OutputFormatFactory;
@@ -38,9 +21,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Runs a {@link Profile} through JMH's Runner API and writes the results folder: {@code jmh-result.json}
- * (JMH's own JSON of all steps), {@code tally.jsonl}, {@code jmh.log}, {@code environment.json},
- * then {@code report.md} and the charts.
+ * Runs the steps of a {@link Profile} through JMH's Runner API, one runner call per step, into a
+ * {@link RunFolder}, then renders {@code report.md} and the charts.
  */
 final class BenchRun {
 
@@ -83,140 +65,40 @@ final class BenchRun {
         if (profile.steps().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
-        Path envFile = folder.resolve("environment.json");
-        Path jsonFile = folder.resolve(BenchResults.JMH_JSON);
-        Path tally = folder.resolve(BenchResults.TALLY).toAbsolutePath();
-        Path log = folder.resolve("jmh.log");
-        Map<String, Object> environment;
-        ArrayNode earlier = Json.MAPPER.createArrayNode();
-        if (resume) {
-            if (!Files.isRegularFile(envFile)) {
-                throw new IllegalArgumentException("--resume: " + folder + " holds no earlier run (no environment.json)");
-            }
-            environment = Json.MAPPER.convertValue(Json.read(envFile), new TypeReference<LinkedHashMap<String, Object>>() {});
-            String earlierProfile = Json.read(envFile).path("settings").path("profile").asText();
-            if (!earlierProfile.equals(profile.name())) {
-                throw new IllegalArgumentException("--resume: " + folder + " holds a run of profile '" + earlierProfile
-                        + "', not '" + profile.name() + "'");
-            }
-            if (Files.isRegularFile(jsonFile)) {
-                earlier = (ArrayNode) Json.read(jsonFile);
-            }
-        } else {
-            try {
-                Files.createDirectories(folder);
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not create the results folder " + folder, e);
-            }
-            environment = new LinkedHashMap<>();
-            environment.put("runId", folder.getFileName().toString());
-            environment.put("started", Instant.now().toString());
-            environment.putAll(Environment.describe());
-            environment.put("postgresql", postgres.record());
-            environment.put("settings", profile.settings());
-        }
-        Set<ForkKey> measured = new HashSet<>();
-        earlier.forEach(r -> measured.add(BenchResults.key(r, jsonFile)));
-        Profile todo = resume ? profile.withSteps(missingSteps(profile, measured)) : profile;
-        if (resume) {
-            dropTally(tally, todo);
-            Map<String, Object> resumption = new LinkedHashMap<>();
-            resumption.put("started", Instant.now().toString());
-            Map<String, Object> now = Environment.describe();
-            resumption.put("gitCommit", now.get("gitCommit"));
-            resumption.put("gitDirty", now.get("gitDirty"));
-            resumption.put("forks", todo.forkRuns());
-            if (Boolean.TRUE.equals(postgres.record().get("measured"))) {
-                // The server of this resumption is the one that measured the PostgreSQL forks it runs.
-                environment.put("postgresql", postgres.record());
-            }
-            @SuppressWarnings("unchecked")
-            List<Object> resumptions = (List<Object>) environment.computeIfAbsent("resumed", k -> new ArrayList<>());
-            resumptions.add(resumption);
-        }
-        Json.writeFile(envFile, environment);
-
+        RunFolder run = resume ? RunFolder.resume(folder, profile, postgres) : RunFolder.start(folder, profile, postgres);
+        Profile todo = run.todo();
         console.printf(Locale.ROOT, "leaselab bench: profile %s, %d forks%s, estimated %d min (at most about %d min "
                         + "if SQLite's busy handler stalls); results in %s%n", profile.name(), todo.forkRuns(),
                 resume ? " without a result yet" : "", Math.round(todo.estimatedSeconds() / 60),
                 Math.round(todo.worstCaseSeconds() / 60), folder);
         long start = System.nanoTime();
-        List<RunResult> results = new ArrayList<>();
         double perFork = todo.estimatedSeconds() / Math.max(1, todo.forkRuns());
         int started = 0;
-        try (PrintStream logStream = new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8)) {
+        try (PrintStream logStream = run.openLog()) {
             for (Profile.Step step : todo.steps()) {
                 ProgressFormat progress = new ProgressFormat(
                         OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL), console,
                         todo.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
-                Collection<RunResult> stepResults = new Runner(options(todo, step, tally), progress).run();
+                Collection<RunResult> stepResults = new Runner(options(todo, step, run.tally()), progress).run();
                 started = progress.started();
-                results.addAll(stepResults);
                 for (ForkKey missing : missingForks(step, stepResults)) {
-                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing.describe(), log);
+                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing.describe(), run.log());
                 }
-                // Written after every step, so that an interrupted long run keeps what it measured.
-                writeJson(jsonFile, earlier, results);
+                run.add(stepResults);
             }
-        } catch (FileNotFoundException e) {
-            throw new UncheckedIOException("could not write " + log, e);
         }
-        List<String> failedForks = new ArrayList<>();
-        List<BenchResults.Row> all = BenchResults.load(folder);
-        for (Profile.Step step : profile.steps()) {
-            unmeasured(step, all.stream().map(BenchResults.Row::key).toList()).forEach(k -> failedForks.add(k.describe()));
-        }
+        List<ForkKey> failedForks = run.failedForks(profile);
         long seconds = Math.round((System.nanoTime() - start) / 1e9);
-        environment.put("failedForks", failedForks);
-        environment.put("finished", Instant.now().toString());
-        environment.put("durationSeconds", seconds + (resume ? Json.read(envFile).path("durationSeconds").asLong(0) : 0));
-        Json.writeFile(envFile, environment);
+        run.finish(failedForks, seconds);
         if (report) {
             Report.write(folder);
         }
         console.printf(Locale.ROOT, "done in %d s: %s%n", seconds, folder.resolve("report.md"));
         if (!failedForks.isEmpty()) {
             console.printf(Locale.ROOT, "%d of %d forks failed and have no results: %s%n", failedForks.size(),
-                    profile.forkRuns(), failedForks);
+                    profile.forkRuns(), failedForks.stream().map(ForkKey::describe).toList());
         }
         return new Outcome(folder, failedForks);
-    }
-
-    /** The profile's forks that have no result yet, one step per fork unless a whole step is missing. */
-    private static List<Profile.Step> missingSteps(Profile profile, Set<ForkKey> measured) {
-        List<Profile.Step> steps = new ArrayList<>();
-        for (Profile.Step step : profile.steps()) {
-            List<Profile.Step> missing = new ArrayList<>();
-            for (ForkKey key : step.forkKeys()) {
-                if (!measured.contains(key)) {
-                    // The floor's step keeps its strategies: they decide whether a filter keeps it.
-                    missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(key.storage()),
-                            key.strategy() == null ? step.strategies().subList(0, 1) : List.of(key.strategy())));
-                }
-            }
-            steps.addAll(missing.size() == step.combinations() ? List.of(step) : missing);
-        }
-        return steps;
-    }
-
-    /** Removes the tally lines of forks that are about to run again, so a half-run fork is not counted twice. */
-    private static void dropTally(Path tally, Profile todo) {
-        if (!Files.isRegularFile(tally)) {
-            return;
-        }
-        Set<ForkKey> rerun = new HashSet<>();
-        todo.steps().forEach(step -> rerun.addAll(step.forkKeys()));
-        try {
-            List<String> kept = new ArrayList<>();
-            for (String line : Files.readAllLines(tally)) {
-                if (!rerun.contains(BenchResults.key(Json.readLine(line), tally))) {
-                    kept.add(line);
-                }
-            }
-            Files.write(tally, kept);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not rewrite " + tally, e);
-        }
     }
 
     /**
@@ -225,24 +107,7 @@ final class BenchRun {
      * {@code jmh.log} and the fork is reported here instead.
      */
     static List<ForkKey> missingForks(Profile.Step step, Collection<RunResult> results) {
-        return unmeasured(step, results.stream().map(r -> ForkKey.of(r.getParams())).toList());
-    }
-
-    static List<ForkKey> unmeasured(Profile.Step step, Collection<ForkKey> measured) {
-        Set<ForkKey> found = Set.copyOf(measured);
-        return step.forkKeys().stream().filter(k -> !found.contains(k)).toList();
-    }
-
-    private static void writeJson(Path file, ArrayNode earlier, List<RunResult> results) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, out).writeOut(results);
-        }
-        ArrayNode all = earlier.deepCopy();
-        if (!results.isEmpty()) {
-            all.addAll((ArrayNode) Json.readLine(bytes.toString(StandardCharsets.UTF_8)));
-        }
-        Json.writeFile(file, all);
+        return step.missing(results.stream().map(r -> ForkKey.of(r.getParams())).toList());
     }
 
     /**
@@ -251,7 +116,7 @@ final class BenchRun {
      * @param folder the results folder
      * @param failedForks the forks that produced no result (empty when all ran)
      */
-    record Outcome(Path folder, List<String> failedForks) {}
+    record Outcome(Path folder, List<ForkKey> failedForks) {}
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
         ChainedOptionsBuilder b = new OptionsBuilder()

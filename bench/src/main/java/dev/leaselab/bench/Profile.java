@@ -10,10 +10,12 @@ import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Mode;
 
@@ -125,6 +127,12 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         /** How many forks' worth of parameter combinations this step runs. */
         int combinations() {
             return storages.size() * (hasStrategy() ? strategies.size() : 1);
+        }
+
+        /** The forks of this step that are not among {@code measured}. */
+        List<ForkKey> missing(Collection<ForkKey> measured) {
+            Set<ForkKey> found = Set.copyOf(measured);
+            return forkKeys().stream().filter(k -> !found.contains(k)).toList();
         }
 
         String describe() {

@@ -59,16 +59,18 @@ abstract sealed class BenchDb implements AutoCloseable permits SqliteBenchDb, Po
     }
 
     /**
-     * A strategy of one engine on a storage of the other would measure nothing (or another
-     * store than its name says); JMH's own command line runs the cross product of the two
-     * {@code @Param}s, so those forks must fail loudly, naming both.
+     * A strategy of one engine on a storage of the other would measure nothing (or another store
+     * than its name says). {@code java -jar benchmarks.jar} ({@link JmhLauncher}) and the runner's
+     * profiles never combine them, but JMH's own {@code Main} and its Runner API run the cross
+     * product of the two {@code @Param}s, so those forks must fail loudly, naming both.
      */
     static void requireSameEngine(LockingStrategy strategy, Storage storage) {
         if (strategy.engine() != storage.engine()) {
             throw new IllegalArgumentException("strategy " + strategy + " (" + strategy.engine() + ") cannot run on storage "
                     + storage + " (" + storage.engine() + "): a strategy of one engine on a storage of the other is not a "
-                    + "benchmark. The runner's profiles never combine them; with JMH's own command line pick matching "
-                    + "values, e.g. -p storage=POSTGRESQL -p strategy=" + LockingStrategy.of(Engine.POSTGRESQL).get(0));
+                    + "benchmark. The runner's profiles and java -jar benchmarks.jar never combine them; with "
+                    + "org.openjdk.jmh.Main or the Runner API pick matching values, e.g. -p storage=POSTGRESQL -p strategy="
+                    + LockingStrategy.of(Engine.POSTGRESQL).get(0));
         }
     }
 

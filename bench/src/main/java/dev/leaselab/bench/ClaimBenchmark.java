@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Throughput in the report counts {@code won} claims; {@code failed} (an exception such as
  * {@code SQLITE_BUSY} past the busy timeout, or a PostgreSQL statement cancelled after the statement
  * timeout of the same second) never counts. Every strategy runs on the storages of its own engine
- * ({@link Storage#engine()}); JMH's own command line runs the cross product, whose mismatched
- * combinations fail in setup, so name matching values. Run:
+ * ({@link Storage#engine()}): {@code java -jar benchmarks.jar} runs JMH once per engine
+ * ({@link JmhLauncher}), so {@code -p} may name values of both engines, or none. Run:
  * <pre>
  * java -jar bench/target/benchmarks.jar ClaimBenchmark -t 8 -p storage=WAL_NORMAL -p strategy=IMMEDIATE,CONDITIONAL_UPDATE
  * java -jar bench/target/benchmarks.jar 'ClaimBenchmark.hotJob' -t 8 -bm sample -rf json -p storage=WAL_FULL \

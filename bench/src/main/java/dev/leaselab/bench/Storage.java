@@ -7,6 +7,8 @@ import dev.leaselab.lease.StoreOptions.JournalMode;
 import dev.leaselab.lease.StoreOptions.Synchronous;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.sqlite.SQLiteConfig;
@@ -21,10 +23,10 @@ import org.sqlite.SQLiteConfig;
  *
  * <p>Each constant belongs to one {@link Engine}, and only the strategies of that engine run on it
  * ({@link #engine()}): a SQLite strategy on {@link #POSTGRESQL}, or a PostgreSQL strategy on a
- * SQLite file, is not a benchmark. The runner's profiles never combine them; a direct JMH run, which
- * runs the cross product of both {@code @Param}s, fails those forks in their setup with an
- * {@link IllegalArgumentException} that names both (restrict it with, e.g.,
- * {@code -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK,PG_CONDITIONAL_UPDATE,PG_ADVISORY_LOCK}).
+ * SQLite file, is not a benchmark. The runner's profiles never combine them, nor does
+ * {@code java -jar benchmarks.jar} ({@link JmhLauncher}, which runs JMH once per engine); JMH's own
+ * {@code Main} or its Runner API, which run the cross product of both {@code @Param}s, fail those
+ * forks in their setup with an {@link IllegalArgumentException} that names both.
  */
 public enum Storage {
     /** WAL journal, {@code synchronous=NORMAL}: no fsync per commit (a power loss may lose the last commits). */
@@ -55,6 +57,11 @@ public enum Storage {
     /** The database engine of this setting: only strategies of the same engine run on it. */
     public Engine engine() {
         return journalMode == null ? Engine.POSTGRESQL : Engine.SQLITE;
+    }
+
+    /** The settings of one engine, in declaration order. */
+    static List<Storage> of(Engine engine) {
+        return Arrays.stream(values()).filter(s -> s.engine() == engine).toList();
     }
 
     /**

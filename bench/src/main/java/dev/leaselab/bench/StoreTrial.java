@@ -20,8 +20,9 @@ import org.openjdk.jmh.annotations.TearDown;
 public class StoreTrial {
 
     /**
-     * Every strategy in the enum: no values are listed, so new constants are measured too (each on
-     * the storages of its engine: the runner's profiles pick them per engine).
+     * Every strategy in the enum: no values are listed, so new constants are measured too, each on
+     * the storages of its engine ({@code java -jar benchmarks.jar}, {@link JmhLauncher}, and the
+     * runner's profiles pick them per engine).
      */
     @Param
     public LockingStrategy strategy;

@@ -144,8 +144,13 @@ final class BenchRun {
         // The forks inherit the environment (LEASELAB_POSTGRES_URL) and this JVM's command line, but
         // not a property that this JVM set itself (a test, a program that embeds the runner).
         String postgresUrl = System.getProperty(PostgresTarget.URL_PROPERTY);
-        if (postgresUrl != null && step.engine() == dev.leaselab.lease.LockingStrategy.Engine.POSTGRESQL) {
-            jvmArgs.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+        switch (step.engine()) {
+            case SQLITE -> { }
+            case POSTGRESQL -> {
+                if (postgresUrl != null) {
+                    jvmArgs.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+                }
+            }
         }
         // HikariCP brings SLF4J's API without a provider, and sqlite-jdbc and HikariCP then print
         // three lines of warnings into the console for every fork.

@@ -142,18 +142,53 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     }
 
     static Profile named(String name) {
-        List<Storage> all = sqliteStorages();
-        List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
-        List<Storage> pg = List.of(Storage.POSTGRESQL);
-        List<LockingStrategy> strategies = LockingStrategy.of(Engine.SQLITE);
-        List<LockingStrategy> pgStrategies = LockingStrategy.of(Engine.POSTGRESQL);
         List<Step> steps = new ArrayList<>();
         switch (name) {
             case "quick" -> {
+                for (Engine engine : Engine.values()) {
+                    steps.addAll(quick(engine));
+                }
+                return new Profile(name, 1, 1, 200, 3, 200, steps);
+            }
+            case "full" -> {
+                // The same matrix on each engine, each on its own storages.
+                for (int threads : new int[] {1, 2, 4, 8}) {
+                    for (Engine engine : Engine.values()) {
+                        steps.add(new Step(FLOOR, Mode.Throughput, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                        for (BenchmarkId b : STORE_BENCHMARKS) {
+                            steps.add(new Step(b, Mode.Throughput, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                        }
+                    }
+                }
+                for (int threads : new int[] {1, 8}) {
+                    for (Engine engine : Engine.values()) {
+                        steps.add(new Step(FLOOR, Mode.SampleTime, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                        steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                    }
+                }
+                return new Profile(name, 1, 1, 1000, 5, 1000, steps);
+            }
+            case "smoke" -> {
+                for (Engine engine : Engine.values()) {
+                    steps.addAll(smoke(engine));
+                }
+                return new Profile(name, 1, 1, 100, 3, 100, steps);
+            }
+            default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
+        }
+    }
+
+    /** What {@code quick} measures on one engine, for every strategy of it. */
+    private static List<Step> quick(Engine engine) {
+        List<LockingStrategy> strategies = LockingStrategy.of(engine);
+        List<Step> steps = new ArrayList<>();
+        switch (engine) {
+            case SQLITE -> {
                 // SQLite's FULL storages only at one thread: contended, they stall up to the busy
                 // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
                 // DELETE_FULL only in full: quick has to stay at about four minutes with PostgreSQL.
                 List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
+                List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
                 steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
@@ -162,54 +197,40 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
+            }
+            case POSTGRESQL -> {
+                List<Storage> pg = Storage.of(engine);
                 for (int threads : new int[] {1, 8}) {
-                    steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, pgStrategies));
-                    steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, pgStrategies));
+                    steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, strategies));
+                    steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, strategies));
                 }
                 for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
-                    steps.add(new Step(b, Mode.Throughput, 8, pg, pgStrategies));
+                    steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
                 }
-                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, pgStrategies));
-                return new Profile(name, 1, 1, 200, 3, 200, steps);
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));
             }
-            case "full" -> {
-                // The same matrix on each engine, each on its own storages.
-                Map<List<Storage>, List<LockingStrategy>> engines = new LinkedHashMap<>();
-                engines.put(all, strategies);
-                engines.put(pg, pgStrategies);
-                for (int threads : new int[] {1, 2, 4, 8}) {
-                    engines.forEach((storages, ls) -> {
-                        steps.add(new Step(FLOOR, Mode.Throughput, threads, storages, ls));
-                        for (BenchmarkId b : STORE_BENCHMARKS) {
-                            steps.add(new Step(b, Mode.Throughput, threads, storages, ls));
-                        }
-                    });
-                }
-                for (int threads : new int[] {1, 8}) {
-                    engines.forEach((storages, ls) -> {
-                        steps.add(new Step(FLOOR, Mode.SampleTime, threads, storages, ls));
-                        steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, storages, ls));
-                    });
-                }
-                return new Profile(name, 1, 1, 1000, 5, 1000, steps);
-            }
-            case "smoke" -> {
-                List<LockingStrategy> one = List.of(strategies.get(0));
-                steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, one));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, one));
-                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, one));
-                List<LockingStrategy> pgOne = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
-                steps.add(new Step(FLOOR, Mode.Throughput, 2, pg, pgOne));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, pg, pgOne));
-                return new Profile(name, 1, 1, 100, 3, 100, steps);
-            }
-            default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
         }
+        return steps;
     }
 
-    /** The SQLite storage settings, in declaration order. */
-    static List<Storage> sqliteStorages() {
-        return Arrays.stream(Storage.values()).filter(s -> s.engine() == Engine.SQLITE).toList();
+    /** What {@code smoke} checks on one engine: one storage and one strategy, two threads. */
+    private static List<Step> smoke(Engine engine) {
+        List<Step> steps = new ArrayList<>();
+        switch (engine) {
+            case SQLITE -> {
+                List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
+                List<LockingStrategy> first = List.of(LockingStrategy.of(engine).get(0));
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, first));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, first));
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, first));
+            }
+            case POSTGRESQL -> {
+                List<LockingStrategy> conditional = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, Storage.of(engine), conditional));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, Storage.of(engine), conditional));
+            }
+        }
+        return steps;
     }
 
     /** This profile with other fork and iteration settings; a value below zero keeps the profile's. */

@@ -42,7 +42,7 @@ class EngineMismatchTest {
     @Test
     void aPostgresStrategyOnASqliteStorageFailsInTheSetupOfEveryStoreBenchmark() throws Exception {
         LockingStrategy[] pg = LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL).toArray(LockingStrategy[]::new);
-        Storage[] sqlite = Profile.sqliteStorages().toArray(Storage[]::new);
+        Storage[] sqlite = Storage.of(LockingStrategy.Engine.SQLITE).toArray(Storage[]::new);
         int i = 0;
         for (BenchmarkId benchmark : Profile.STORE_BENCHMARKS) {
             LockingStrategy strategy = pg[i % pg.length];

@@ -95,8 +95,9 @@ public final class BenchMain implements Callable<Integer> {
         Path output;
         @Option(names = "--run-id", description = "the run folder's name (default: date-time-profile)")
         String runId;
-        @Option(names = "--benchmarks", split = ",", description = "keep only these benchmarks, e.g. ClaimBenchmark.hotJob,FloorBenchmark.update")
-        List<String> benchmarks;
+        @Option(names = "--benchmarks", split = ",", converter = BenchmarkConverter.class,
+                description = "keep only these benchmarks, e.g. ClaimBenchmark.hotJob,FloorBenchmark.update")
+        List<BenchmarkId> benchmarks;
         @Option(names = "--strategies", split = ",", description = "keep only these strategies")
         List<LockingStrategy> strategies;
         @Option(names = "--storages", split = ",", description = "keep only these storage settings")
@@ -156,6 +157,14 @@ public final class BenchMain implements Callable<Integer> {
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
             return BenchRun.run(p, output.resolve(id), out, true, resume, postgres).failedForks().isEmpty() ? 0 : ERROR;
+        }
+    }
+
+    /** Benchmarks by JMH's short name, as the reports print them. */
+    static final class BenchmarkConverter implements CommandLine.ITypeConverter<BenchmarkId> {
+        @Override
+        public BenchmarkId convert(String value) {
+            return BenchmarkId.of(value);
         }
     }
 

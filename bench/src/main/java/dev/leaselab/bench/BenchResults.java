@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.LockingStrategy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.openjdk.jmh.annotations.Mode;
 
 /**
  * The results of one run as the report and the gate read them: JMH's JSON (scores, raw
@@ -26,36 +28,40 @@ final class BenchResults {
     /**
      * One benchmark with one parameter set, mode and thread count.
      *
-     * @param benchmark the short name, e.g. {@code ClaimBenchmark.hotJob}
-     * @param mode JMH's short mode label ({@code thrpt}, {@code sample}, ...)
-     * @param params the parameters, sorted by name
+     * @param key what the fork measured
      * @param samples the raw score of every measurement iteration of every fork
      * @param percentiles for sample mode: percentile (0..100) to value, in {@code unit}
      * @param tally what the threads counted, or null if no tally was written
      * @param reference {@link MachineReference}'s updates per second around each measurement
      *     iteration, in the order of {@code samples}; empty when the run has none (older runs)
      */
-    record Row(String benchmark, String mode, Map<String, String> params, int threads, String unit,
-               double score, double error, double[] samples, Map<Double, Double> percentiles, Tally tally,
-               double[] reference) {
+    record Row(ForkKey key, String unit, double score, double error, double[] samples, Map<Double, Double> percentiles,
+               Tally tally, double[] reference) {
 
         /** Whether every sample has its machine reference. */
         boolean hasReference() {
             return reference.length > 0 && reference.length == samples.length;
         }
 
-        String key() {
-            return benchmark + " " + mode + " " + paramText() + " threads=" + threads;
+        BenchmarkId benchmark() {
+            return key.benchmark();
         }
 
-        String paramText() {
-            StringBuilder b = new StringBuilder();
-            params.forEach((k, v) -> b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v));
-            return b.toString();
+        Mode mode() {
+            return key.mode();
         }
 
-        String param(String name) {
-            return params.get(name);
+        int threads() {
+            return key.threads();
+        }
+
+        Storage storage() {
+            return key.storage();
+        }
+
+        /** The strategy, or null for the floor. */
+        LockingStrategy strategy() {
+            return key.strategy();
         }
     }
 
@@ -88,41 +94,35 @@ final class BenchResults {
                     + " (give a results folder that holds " + JMH_JSON + ", or a JMH JSON file)");
         }
         Path tallyFile = Files.isDirectory(path) ? path.resolve(TALLY) : json.resolveSibling(TALLY);
-        Map<String, Tally> tallies = Files.isRegularFile(tallyFile) ? readTally(tallyFile) : Map.of();
+        Map<ForkKey, Tally> tallies = Files.isRegularFile(tallyFile) ? readTally(tallyFile) : Map.of();
         JsonNode root = Json.read(json);
         if (!root.isArray()) {
             throw new IllegalArgumentException(json + " is not a JMH JSON result (expected an array)");
         }
         List<Row> rows = new ArrayList<>();
         for (JsonNode r : root) {
-            String full = r.path("benchmark").asText();
-            String mode = r.path("mode").asText();
-            int threads = r.path("threads").asInt();
-            Map<String, String> params = new TreeMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = r.path("params").fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                params.put(e.getKey(), e.getValue().asText());
-            }
+            ForkKey key = key(r, json);
             JsonNode primary = r.path("primaryMetric");
             Map<Double, Double> percentiles = new TreeMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = primary.path("scorePercentiles").fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 percentiles.put(Double.parseDouble(e.getKey()), e.getValue().asDouble());
             }
-            String key = full + " " + mode + " " + params + " " + threads;
-            rows.add(new Row(shortName(full), mode, params, threads, primary.path("scoreUnit").asText(),
-                    primary.path("score").asDouble(), primary.path("scoreError").asDouble(Double.NaN),
-                    samples(primary), mode.equals("sample") ? percentiles : Map.of(), tallies.get(key),
+            rows.add(new Row(key, primary.path("scoreUnit").asText(), primary.path("score").asDouble(),
+                    primary.path("scoreError").asDouble(Double.NaN), samples(primary),
+                    key.mode() == Mode.SampleTime ? percentiles : Map.of(), tallies.get(key),
                     rawData(r.path("secondaryMetrics").path(MachineReference.LABEL))));
         }
         return rows;
     }
 
-    /** {@code dev.leaselab.bench.ClaimBenchmark.hotJob} becomes {@code ClaimBenchmark.hotJob}. */
-    static String shortName(String benchmark) {
-        int method = benchmark.lastIndexOf('.');
-        int type = method > 0 ? benchmark.lastIndexOf('.', method - 1) : -1;
-        return type >= 0 ? benchmark.substring(type + 1) : benchmark;
+    /** The key of an entry of JMH's JSON or of a tally line, with the file named if it is not one of this module's forks. */
+    static ForkKey key(JsonNode entry, Path file) {
+        try {
+            return ForkKey.of(entry);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -166,8 +166,8 @@ final class BenchResults {
     private record Line(int thread, long won, long lost, long refused, long failed, long refills, long start, long end) {}
 
     /** Groups the tally by benchmark, then by (pid, iteration), and folds each into a {@link Tally}. */
-    static Map<String, Tally> readTally(Path file) {
-        Map<String, Map<String, List<Line>>> byKey = new LinkedHashMap<>();
+    static Map<ForkKey, Tally> readTally(Path file) {
+        Map<ForkKey, Map<String, List<Line>>> byKey = new LinkedHashMap<>();
         try {
             for (String text : Files.readAllLines(file)) {
                 if (text.isBlank()) {
@@ -177,13 +177,7 @@ final class BenchResults {
                 if (!"measurement".equals(l.path("iterationType").asText())) {
                     continue;
                 }
-                Map<String, String> params = new TreeMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it = l.path("params").fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    params.put(e.getKey(), e.getValue().asText());
-                }
-                String key = l.path("benchmark").asText() + " " + l.path("mode").asText() + " " + params + " "
-                        + l.path("threads").asInt();
+                ForkKey key = key(l, file);
                 String iteration = l.path("pid").asText() + "/" + l.path("iteration").asText();
                 byKey.computeIfAbsent(key, k -> new LinkedHashMap<>()).computeIfAbsent(iteration, k -> new ArrayList<>())
                         .add(new Line(l.path("thread").asInt(), l.path("won").asLong(), l.path("lost").asLong(),
@@ -193,7 +187,7 @@ final class BenchResults {
         } catch (IOException e) {
             throw new UncheckedIOException("could not read the tally " + file, e);
         }
-        Map<String, Tally> result = new LinkedHashMap<>();
+        Map<ForkKey, Tally> result = new LinkedHashMap<>();
         byKey.forEach((key, iterations) -> result.put(key, fold(iterations.values())));
         return result;
     }

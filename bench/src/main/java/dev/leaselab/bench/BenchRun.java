@@ -1,33 +1,17 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import java.io.ByteArrayOutputStream;
-import java.io.FileNotFoundException;
-import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.results.format.ResultFormatFactory;
-import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.format.OutputFormatFactory;
@@ -37,9 +21,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Runs a {@link Profile} through JMH's Runner API and writes the results folder: {@code jmh-result.json}
- * (JMH's own JSON of all steps), {@code tally.jsonl}, {@code jmh.log}, {@code environment.json},
- * then {@code report.md} and the charts.
+ * Runs the steps of a {@link Profile} through JMH's Runner API, one runner call per step, into a
+ * {@link RunFolder}, then renders {@code report.md} and the charts.
  */
 final class BenchRun {
 
@@ -82,207 +65,49 @@ final class BenchRun {
         if (profile.steps().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
-        Path envFile = folder.resolve("environment.json");
-        Path jsonFile = folder.resolve(BenchResults.JMH_JSON);
-        Path tally = folder.resolve(BenchResults.TALLY).toAbsolutePath();
-        Path log = folder.resolve("jmh.log");
-        Map<String, Object> environment;
-        ArrayNode earlier = Json.MAPPER.createArrayNode();
-        if (resume) {
-            if (!Files.isRegularFile(envFile)) {
-                throw new IllegalArgumentException("--resume: " + folder + " holds no earlier run (no environment.json)");
-            }
-            environment = Json.MAPPER.convertValue(Json.read(envFile), new TypeReference<LinkedHashMap<String, Object>>() {});
-            String earlierProfile = Json.read(envFile).path("settings").path("profile").asText();
-            if (!earlierProfile.equals(profile.name())) {
-                throw new IllegalArgumentException("--resume: " + folder + " holds a run of profile '" + earlierProfile
-                        + "', not '" + profile.name() + "'");
-            }
-            if (Files.isRegularFile(jsonFile)) {
-                earlier = (ArrayNode) Json.read(jsonFile);
-            }
-        } else {
-            try {
-                Files.createDirectories(folder);
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not create the results folder " + folder, e);
-            }
-            environment = new LinkedHashMap<>();
-            environment.put("runId", folder.getFileName().toString());
-            environment.put("started", Instant.now().toString());
-            environment.putAll(Environment.describe());
-            environment.put("postgresql", postgres.record());
-            environment.put("settings", profile.settings());
-        }
-        Set<String> measured = new HashSet<>();
-        earlier.forEach(r -> measured.add(forkKey(BenchResults.shortName(r.path("benchmark").asText()),
-                r.path("mode").asText(), r.path("threads").asInt(), r.path("params").path("storage").asText(),
-                r.path("params").path("strategy").asText("-"))));
-        Profile todo = resume ? profile.withSteps(missingSteps(profile, measured)) : profile;
-        if (resume) {
-            dropTally(tally, todo);
-            Map<String, Object> resumption = new LinkedHashMap<>();
-            resumption.put("started", Instant.now().toString());
-            Map<String, Object> now = Environment.describe();
-            resumption.put("gitCommit", now.get("gitCommit"));
-            resumption.put("gitDirty", now.get("gitDirty"));
-            resumption.put("forks", todo.forkRuns());
-            if (Boolean.TRUE.equals(postgres.record().get("measured"))) {
-                // The server of this resumption is the one that measured the PostgreSQL forks it runs.
-                environment.put("postgresql", postgres.record());
-            }
-            @SuppressWarnings("unchecked")
-            List<Object> resumptions = (List<Object>) environment.computeIfAbsent("resumed", k -> new ArrayList<>());
-            resumptions.add(resumption);
-        }
-        Json.writeFile(envFile, environment);
-
+        RunFolder run = resume ? RunFolder.resume(folder, profile, postgres) : RunFolder.start(folder, profile, postgres);
+        Profile todo = run.todo();
         console.printf(Locale.ROOT, "leaselab bench: profile %s, %d forks%s, estimated %d min (at most about %d min "
                         + "if SQLite's busy handler stalls); results in %s%n", profile.name(), todo.forkRuns(),
                 resume ? " without a result yet" : "", Math.round(todo.estimatedSeconds() / 60),
                 Math.round(todo.worstCaseSeconds() / 60), folder);
         long start = System.nanoTime();
-        List<RunResult> results = new ArrayList<>();
         double perFork = todo.estimatedSeconds() / Math.max(1, todo.forkRuns());
         int started = 0;
-        try (PrintStream logStream = new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8)) {
+        try (PrintStream logStream = run.openLog()) {
             for (Profile.Step step : todo.steps()) {
                 ProgressFormat progress = new ProgressFormat(
                         OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL), console,
                         todo.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
-                Collection<RunResult> stepResults = new Runner(options(todo, step, tally), progress).run();
+                Collection<RunResult> stepResults = new Runner(options(todo, step, run.tally()), progress).run();
                 started = progress.started();
-                results.addAll(stepResults);
-                for (String missing : missingForks(step, stepResults)) {
-                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing, log);
+                for (ForkKey missing : missingForks(step, stepResults)) {
+                    console.printf(Locale.ROOT, "FAILED fork %s: no result, see %s%n", missing.describe(), run.log());
                 }
-                // Written after every step, so that an interrupted long run keeps what it measured.
-                writeJson(jsonFile, earlier, results);
+                run.add(stepResults);
             }
-        } catch (FileNotFoundException e) {
-            throw new UncheckedIOException("could not write " + log, e);
         }
-        List<String> failedForks = new ArrayList<>();
-        List<BenchResults.Row> all = BenchResults.load(folder);
-        for (Profile.Step step : profile.steps()) {
-            failedForks.addAll(missingForks(step, all));
-        }
+        List<ForkKey> failedForks = run.failedForks(profile);
         long seconds = Math.round((System.nanoTime() - start) / 1e9);
-        environment.put("failedForks", failedForks);
-        environment.put("finished", Instant.now().toString());
-        environment.put("durationSeconds", seconds + (resume ? Json.read(envFile).path("durationSeconds").asLong(0) : 0));
-        Json.writeFile(envFile, environment);
+        run.finish(failedForks, seconds);
         if (report) {
             Report.write(folder);
         }
         console.printf(Locale.ROOT, "done in %d s: %s%n", seconds, folder.resolve("report.md"));
         if (!failedForks.isEmpty()) {
             console.printf(Locale.ROOT, "%d of %d forks failed and have no results: %s%n", failedForks.size(),
-                    profile.forkRuns(), failedForks);
+                    profile.forkRuns(), failedForks.stream().map(ForkKey::describe).toList());
         }
         return new Outcome(folder, failedForks);
     }
 
-    private static String forkKey(String benchmark, String mode, int threads, String storage, String strategy) {
-        return benchmark + " " + mode + " " + threads + " " + storage + " " + strategy;
-    }
-
-    /** The profile's forks that have no result yet, one step per fork unless a whole step is missing. */
-    private static List<Profile.Step> missingSteps(Profile profile, Set<String> measured) {
-        List<Profile.Step> steps = new ArrayList<>();
-        for (Profile.Step step : profile.steps()) {
-            List<Profile.Step> missing = new ArrayList<>();
-            for (Storage storage : step.storages()) {
-                for (LockingStrategy strategy : step.hasStrategy() ? step.strategies() : step.strategies().subList(0, 1)) {
-                    String key = forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
-                            step.hasStrategy() ? strategy.name() : "-");
-                    if (!measured.contains(key)) {
-                        missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(storage),
-                                List.of(strategy)));
-                    }
-                }
-            }
-            steps.addAll(missing.size() == step.combinations() ? List.of(step) : missing);
-        }
-        return steps;
-    }
-
-    /** Removes the tally lines of forks that are about to run again, so a half-run fork is not counted twice. */
-    private static void dropTally(Path tally, Profile todo) {
-        if (!Files.isRegularFile(tally)) {
-            return;
-        }
-        Set<String> rerun = new HashSet<>();
-        for (Profile.Step step : todo.steps()) {
-            for (Storage storage : step.storages()) {
-                for (LockingStrategy strategy : step.strategies()) {
-                    rerun.add(forkKey(step.benchmark(), step.mode().shortLabel(), step.threads(), storage.name(),
-                            step.hasStrategy() ? strategy.name() : "-"));
-                }
-            }
-        }
-        try {
-            List<String> kept = new ArrayList<>();
-            for (String line : Files.readAllLines(tally)) {
-                JsonNode l = Json.readLine(line);
-                String key = forkKey(BenchResults.shortName(l.path("benchmark").asText()), l.path("mode").asText(),
-                        l.path("threads").asInt(), l.path("params").path("storage").asText(),
-                        l.path("params").path("strategy").asText("-"));
-                if (!rerun.contains(key)) {
-                    kept.add(line);
-                }
-            }
-            Files.write(tally, kept);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not rewrite " + tally, e);
-        }
-    }
-
     /**
-     * The parameter combinations of a step that JMH returned no result for. JMH runs with
-     * fail-on-error off, so that one broken fork of a multi-hour run costs that fork and not the
-     * run; its exception is in {@code jmh.log} and the fork is reported here instead.
+     * The forks of a step that JMH returned no result for. JMH runs with fail-on-error off, so that
+     * one broken fork of a multi-hour run costs that fork and not the run; its exception is in
+     * {@code jmh.log} and the fork is reported here instead.
      */
-    static List<String> missingForks(Profile.Step step, Collection<RunResult> results) {
-        List<BenchResults.Row> rows = new ArrayList<>();
-        for (RunResult r : results) {
-            Map<String, String> params = new java.util.TreeMap<>();
-            r.getParams().getParamsKeys().forEach(k -> params.put(k, r.getParams().getParam(k)));
-            rows.add(new BenchResults.Row(step.benchmark(), step.mode().shortLabel(), params, step.threads(), "", 0, 0,
-                    new double[0], Map.of(), null, new double[0]));
-        }
-        return missingForks(step, rows);
-    }
-
-    static List<String> missingForks(Profile.Step step, List<BenchResults.Row> rows) {
-        List<String> missing = new ArrayList<>();
-        for (Storage storage : step.storages()) {
-            List<String> strategies = step.hasStrategy()
-                    ? step.strategies().stream().map(LockingStrategy::name).toList() : List.of("-");
-            for (String strategy : strategies) {
-                boolean found = rows.stream().anyMatch(r -> r.benchmark().equals(step.benchmark())
-                        && r.mode().equals(step.mode().shortLabel()) && r.threads() == step.threads()
-                        && storage.name().equals(r.param("storage"))
-                        && (!step.hasStrategy() || strategy.equals(r.param("strategy"))));
-                if (!found) {
-                    missing.add(String.format(Locale.ROOT, "%s %s threads=%d storage=%s%s", step.benchmark(),
-                            step.mode().shortLabel(), step.threads(), storage, step.hasStrategy() ? " strategy=" + strategy : ""));
-                }
-            }
-        }
-        return missing;
-    }
-
-    private static void writeJson(Path file, ArrayNode earlier, List<RunResult> results) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, out).writeOut(results);
-        }
-        ArrayNode all = earlier.deepCopy();
-        if (!results.isEmpty()) {
-            all.addAll((ArrayNode) Json.readLine(bytes.toString(StandardCharsets.UTF_8)));
-        }
-        Json.writeFile(file, all);
+    static List<ForkKey> missingForks(Profile.Step step, Collection<RunResult> results) {
+        return step.missing(results.stream().map(r -> ForkKey.of(r.getParams())).toList());
     }
 
     /**
@@ -291,12 +116,11 @@ final class BenchRun {
      * @param folder the results folder
      * @param failedForks the forks that produced no result (empty when all ran)
      */
-    record Outcome(Path folder, List<String> failedForks) {}
+    record Outcome(Path folder, List<ForkKey> failedForks) {}
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
-        String[] parts = step.benchmark().split("\\.");
         ChainedOptionsBuilder b = new OptionsBuilder()
-                .include("\\." + parts[0] + "\\." + parts[1] + "$")
+                .include("^" + Pattern.quote(step.benchmark().jmhName()) + "$")
                 .mode(step.mode())
                 .timeUnit(step.mode() == Mode.Throughput ? TimeUnit.SECONDS : TimeUnit.MICROSECONDS)
                 .threads(step.threads())
@@ -307,9 +131,9 @@ final class BenchRun {
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis()))
                 .shouldFailOnError(false)
                 .addProfiler(MachineReference.class, "millis=" + profile.referenceMillis())
-                .param("storage", step.storages().stream().map(Enum::name).toArray(String[]::new));
+                .param(ForkKey.STORAGE, step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.hasStrategy()) {
-            b.param("strategy", step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
+            b.param(ForkKey.STRATEGY, step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
         }
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-D" + Outcomes.TALLY_PROPERTY + "=" + tally);
@@ -320,8 +144,13 @@ final class BenchRun {
         // The forks inherit the environment (LEASELAB_POSTGRES_URL) and this JVM's command line, but
         // not a property that this JVM set itself (a test, a program that embeds the runner).
         String postgresUrl = System.getProperty(PostgresTarget.URL_PROPERTY);
-        if (postgresUrl != null && step.engine() == dev.leaselab.lease.LockingStrategy.Engine.POSTGRESQL) {
-            jvmArgs.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+        switch (step.engine()) {
+            case SQLITE -> { }
+            case POSTGRESQL -> {
+                if (postgresUrl != null) {
+                    jvmArgs.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+                }
+            }
         }
         // HikariCP brings SLF4J's API without a provider, and sqlite-jdbc and HikariCP then print
         // three lines of warnings into the console for every fork.

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.bench.BenchResults.Row;
+import dev.leaselab.lease.LockingStrategy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -8,9 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -18,6 +19,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
+import org.openjdk.jmh.annotations.Mode;
 
 /**
  * The charts of a report, as PNG files in {@code charts/}: throughput against threads per
@@ -41,19 +43,19 @@ final class Charts {
             throw new UncheckedIOException("could not create " + dir, e);
         }
         List<String> written = new ArrayList<>();
-        List<Row> thrpt = rows.stream().filter(r -> r.mode().equals("thrpt")).toList();
-        List<Row> sample = rows.stream().filter(r -> r.mode().equals("sample")).toList();
-        for (String storage : storages(rows)) {
-            List<Row> inStorage = thrpt.stream().filter(r -> storage.equals(r.param("storage"))).toList();
-            for (String benchmark : benchmarks(inStorage)) {
-                if (benchmark.equals(Profile.FLOOR)) {
+        List<Row> thrpt = rows.stream().filter(r -> r.mode() == Mode.Throughput).toList();
+        List<Row> sample = rows.stream().filter(r -> r.mode() == Mode.SampleTime).toList();
+        for (Storage storage : storages(rows)) {
+            List<Row> inStorage = thrpt.stream().filter(r -> r.storage() == storage).toList();
+            for (BenchmarkId benchmark : benchmarks(inStorage)) {
+                if (benchmark == BenchmarkId.FLOOR) {
                     continue;
                 }
-                List<Row> b = inStorage.stream().filter(r -> r.benchmark().equals(benchmark)).toList();
-                written.add(save(dir, "throughput-" + benchmark.replace('.', '-') + "-" + storage,
+                List<Row> b = inStorage.stream().filter(r -> r.benchmark() == benchmark).toList();
+                written.add(save(dir, "throughput-" + benchmark.toString().replace('.', '-') + "-" + storage,
                         throughput(benchmark + " (" + storage + ")", b, floors(inStorage, benchmark))));
             }
-            List<Row> hot = inStorage.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).toList();
+            List<Row> hot = inStorage.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT).toList();
             if (!hot.isEmpty() && hot.stream().anyMatch(r -> Report.floorOf(thrpt, r).isPresent())) {
                 written.add(save(dir, "floor-ratio-" + storage, floorRatio(storage, hot, thrpt)));
             }
@@ -61,7 +63,7 @@ final class Charts {
                 written.add(save(dir, "outcomes-" + storage, outcomes(storage, hot)));
                 written.add(save(dir, "fairness-" + storage, fairness(storage, hot)));
             }
-            List<Row> lat = sample.stream().filter(r -> storage.equals(r.param("storage"))).toList();
+            List<Row> lat = sample.stream().filter(r -> r.storage() == storage).toList();
             for (int threads : Report.threadCounts(lat)) {
                 written.add(save(dir, "latency-" + storage + "-t" + threads,
                         latency(storage, threads, lat.stream().filter(r -> r.threads() == threads).toList())));
@@ -70,18 +72,19 @@ final class Charts {
         return written.stream().map(p -> "charts/" + p).toList();
     }
 
-    private static List<Row> floors(List<Row> inStorage, String benchmark) {
-        return benchmark.startsWith("ClaimBenchmark")
-                ? inStorage.stream().filter(r -> r.benchmark().equals(Profile.FLOOR)).toList() : List.of();
+    /** The claim charts show the floor too: it is the least a claim has to do. */
+    private static List<Row> floors(List<Row> inStorage, BenchmarkId benchmark) {
+        return benchmark.type() == ClaimBenchmark.class
+                ? inStorage.stream().filter(r -> r.benchmark() == BenchmarkId.FLOOR).toList() : List.of();
     }
 
     private static XYChart throughput(String title, List<Row> rows, List<Row> floor) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle("threads").yAxisTitle("ops/s (JMH score)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        for (String strategy : strategies(rows)) {
-            List<Row> s = Report.sorted(rows.stream().filter(r -> Objects.equals(strategy, r.param("strategy"))).toList());
-            chart.addSeries(strategy, s.stream().mapToDouble(Row::threads).toArray(), s.stream().mapToDouble(Row::score).toArray());
+        for (LockingStrategy strategy : strategies(rows)) {
+            List<Row> s = Report.sorted(rows.stream().filter(r -> r.strategy() == strategy).toList());
+            chart.addSeries(strategy.name(), s.stream().mapToDouble(Row::threads).toArray(), s.stream().mapToDouble(Row::score).toArray());
         }
         if (!floor.isEmpty()) {
             List<Row> f = Report.sorted(floor);
@@ -91,24 +94,24 @@ final class Charts {
         return chart;
     }
 
-    private static CategoryChart floorRatio(String storage, List<Row> hot, List<Row> thrpt) {
+    private static CategoryChart floorRatio(Storage storage, List<Row> hot, List<Row> thrpt) {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
                 .title("Claim (hot job) / floor, " + storage).xAxisTitle("threads").yAxisTitle("ratio of JMH scores").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         List<String> threads = Report.threadCounts(hot).stream().map(String::valueOf).toList();
-        for (String strategy : strategies(hot)) {
+        for (LockingStrategy strategy : strategies(hot)) {
             List<Double> ys = new ArrayList<>();
             for (String t : threads) {
-                Optional<Row> r = hot.stream().filter(x -> Objects.equals(strategy, x.param("strategy"))
-                        && x.threads() == Integer.parseInt(t)).findFirst();
+                Optional<Row> r = hot.stream().filter(x -> x.strategy() == strategy && x.threads() == Integer.parseInt(t))
+                        .findFirst();
                 ys.add(r.flatMap(x -> Report.floorOf(thrpt, x).map(f -> x.score() / f.score())).orElse(0.0));
             }
-            chart.addSeries(strategy, threads, ys);
+            chart.addSeries(strategy.name(), threads, ys);
         }
         return chart;
     }
 
-    private static CategoryChart outcomes(String storage, List<Row> hot) {
+    private static CategoryChart outcomes(Storage storage, List<Row> hot) {
         int threads = Report.threadCounts(hot).stream().max(Integer::compare).orElse(1);
         List<Row> rows = Report.sorted(hot.stream().filter(r -> r.threads() == threads && r.tally() != null).toList());
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
@@ -119,7 +122,7 @@ final class Charts {
         chart.getStyler().setYAxisMin(0.5);
         chart.getStyler().setXAxisLabelRotation(20);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        List<String> names = rows.stream().map(r -> r.param("strategy")).toList();
+        List<String> names = rows.stream().map(r -> r.strategy().name()).toList();
         if (names.isEmpty()) {
             chart.addSeries("no tally", List.of("-"), List.of(0.5));
             return chart;
@@ -135,24 +138,23 @@ final class Charts {
         return count > 0 ? count : 0.5;
     }
 
-    private static XYChart fairness(String storage, List<Row> hot) {
+    private static XYChart fairness(Storage storage, List<Row> hot) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
                 .title("Claim (hot job) fairness, " + storage).xAxisTitle("threads").yAxisTitle("Jain's index").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisMax(1.05);
-        for (String strategy : strategies(hot)) {
-            List<Row> s = Report.sorted(hot.stream()
-                    .filter(r -> Objects.equals(strategy, r.param("strategy")) && r.tally() != null).toList());
+        for (LockingStrategy strategy : strategies(hot)) {
+            List<Row> s = Report.sorted(hot.stream().filter(r -> r.strategy() == strategy && r.tally() != null).toList());
             if (!s.isEmpty()) {
-                chart.addSeries(strategy, s.stream().mapToDouble(Row::threads).toArray(),
+                chart.addSeries(strategy.name(), s.stream().mapToDouble(Row::threads).toArray(),
                         s.stream().mapToDouble(r -> r.tally().jain()).toArray());
             }
         }
         return chart;
     }
 
-    private static CategoryChart latency(String storage, int threads, List<Row> rows) {
+    private static CategoryChart latency(Storage storage, int threads, List<Row> rows) {
         String unit = rows.isEmpty() ? "" : rows.get(0).unit();
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
                 .title("Latency percentiles, " + storage + ", " + threads + " threads").xAxisTitle("percentile")
@@ -178,7 +180,7 @@ final class Charts {
                 double v = Report.pct(r, p);
                 ys.add(Double.isNaN(v) || v <= axisMin ? axisMin : v);
             }
-            String name = r.benchmark().equals(Profile.FLOOR) ? "floor" : r.param("strategy");
+            String name = r.benchmark() == BenchmarkId.FLOOR ? "floor" : r.strategy().name();
             chart.addSeries(name, labels, ys);
         }
         return chart;
@@ -193,27 +195,24 @@ final class Charts {
         return name + ".png";
     }
 
-    private static Set<String> storages(List<Row> rows) {
-        Set<String> s = new LinkedHashSet<>();
-        for (Storage st : Storage.values()) {
-            if (rows.stream().anyMatch(r -> st.name().equals(r.param("storage")))) {
-                s.add(st.name());
-            }
-        }
+    /** The storages of the rows, in the order of the enum. */
+    private static Set<Storage> storages(List<Row> rows) {
+        Set<Storage> s = new TreeSet<>();
+        rows.forEach(r -> s.add(r.storage()));
         return s;
     }
 
-    private static Set<String> benchmarks(List<Row> rows) {
-        Set<String> s = new LinkedHashSet<>();
+    private static Set<BenchmarkId> benchmarks(List<Row> rows) {
+        Set<BenchmarkId> s = new LinkedHashSet<>();
         rows.forEach(r -> s.add(r.benchmark()));
         return s;
     }
 
-    private static Set<String> strategies(List<Row> rows) {
-        Set<String> s = new LinkedHashSet<>();
+    private static Set<LockingStrategy> strategies(List<Row> rows) {
+        Set<LockingStrategy> s = new LinkedHashSet<>();
         Report.sorted(rows).forEach(r -> {
-            if (r.param("strategy") != null) {
-                s.add(r.param("strategy"));
+            if (r.strategy() != null) {
+                s.add(r.strategy());
             }
         });
         return s;

@@ -2,7 +2,6 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
-import dev.leaselab.lease.LockingStrategy;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -14,11 +13,9 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -37,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Throughput in the report counts {@code won} claims; {@code failed} (an exception such as
  * {@code SQLITE_BUSY} past the busy timeout, or a PostgreSQL statement cancelled after the statement
  * timeout of the same second) never counts. Every strategy runs on the storages of its own engine
- * ({@link Storage#engine()}); JMH's own command line runs the cross product, whose mismatched
- * combinations fail in setup, so name matching values. Run:
+ * ({@link Storage#engine()}): {@code java -jar benchmarks.jar} runs JMH once per engine
+ * ({@link JmhLauncher}), so {@code -p} may name values of both engines, or none. Run:
  * <pre>
  * java -jar bench/target/benchmarks.jar ClaimBenchmark -t 8 -p storage=WAL_NORMAL -p strategy=IMMEDIATE,CONDITIONAL_UPDATE
  * java -jar bench/target/benchmarks.jar 'ClaimBenchmark.hotJob' -t 8 -bm sample -rf json -p storage=WAL_FULL \
@@ -59,36 +56,20 @@ public class ClaimBenchmark {
     static final int JOBS = 1024;
     static final String HOT = "hot";
 
-    /**
-     * Every strategy in the enum: no values are listed, so new constants are measured too (each on
-     * the storages of its engine: the runner's profiles pick them per engine).
-     */
-    @Param
-    public LockingStrategy strategy;
-
-    @Param
-    public Storage storage;
-
-    private BenchDb db;
     private LeaseStore store;
     private String[] jobs;
     private final AtomicLong clock = new AtomicLong();
 
+    /** The hot job and the {@value #JOBS} others, all free, in the trial's database. */
     @Setup(Level.Trial)
-    public void open() {
-        db = BenchDb.open(strategy, storage);
-        store = db.store();
+    public void enqueue(StoreTrial trial) {
+        store = trial.store();
         store.enqueue(HOT);
         jobs = new String[JOBS];
         for (int i = 0; i < JOBS; i++) {
             jobs[i] = "job-" + i;
         }
-        db.insertJobs(jobs, null, 0);
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        db.close();
+        trial.db().insertJobs(jobs, null, 0);
     }
 
     /** One claim of the shared hot job, which is always expired when the attempt starts. */

@@ -1,7 +1,6 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStoreException;
-import dev.leaselab.lease.LockingStrategy;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -10,15 +9,9 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * Completions, and only completions: before each iteration one thread writes, for every thread,
@@ -35,7 +28,6 @@ import org.openjdk.jmh.infra.ThreadParams;
  * ./with-postgres.sh java -jar bench/target/benchmarks.jar CompleteBenchmark -t 2 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -46,61 +38,20 @@ public class CompleteBenchmark {
     static final double NOW = 1.0;
     static final double UNTIL = 1.0e12;
 
-    @Param
-    public LockingStrategy strategy;
-
-    @Param
-    public Storage storage;
-
-    private BenchDb db;
-    private JobBatch[] batches;
-
-    @Setup(Level.Trial)
-    public void open() {
-        db = BenchDb.open(strategy, storage);
-    }
-
-    @Setup(Level.Trial)
-    public void createBatches(BenchmarkParams params) {
-        batches = JobBatch.forThreads(params.getThreads(), "done-", Outcomes::ownerOf, UNTIL);
-    }
-
-    /** Runs on one thread while the others wait: no thread is running the benchmark meanwhile. */
-    @Setup(Level.Iteration)
-    public void sweepAndPrepare(IterationParams iteration) {
-        db.deleteDoneJobs();
-        JobBatch.prepareAll(batches, db, iteration);
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        db.close();
-    }
-
-    /** The claimed jobs one thread completes in the coming iteration. */
+    /** The claimed jobs one thread completes in the coming iteration: its own, with fence 1. */
     @State(Scope.Thread)
-    public static class Held {
-        JobBatch batch;
-        String owner;
-
-        @Setup(Level.Trial)
-        public void create(CompleteBenchmark bench, ThreadParams thread) {
-            owner = Outcomes.ownerOf(thread.getThreadIndex());
-            batch = bench.batches[thread.getThreadIndex()];
-        }
-
-        @TearDown(Level.Iteration)
-        public void finish() {
-            batch.finish();
+    public static class Held extends PreparedJobs.Mine {
+        public Held() {
+            super("done-", Outcomes::ownerOf, UNTIL);
         }
     }
 
     @Benchmark
     public boolean complete(Held held, Outcomes o) {
         o.mark();
-        String job = held.batch.take(db, o);
+        String job = held.take(o);
         try {
-            if (db.store().complete(job, held.owner, 1, NOW, "ok")) {
+            if (held.store().complete(job, held.owner(), 1, NOW, "ok")) {
                 o.won++;
                 return true;
             }

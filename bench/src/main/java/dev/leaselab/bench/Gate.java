@@ -28,7 +28,7 @@ final class Gate {
      * @param machine the current run's median reference over the baseline's, or NaN when the
      *     comparison is of raw scores
      */
-    record Line(String key, String unit, double baseline, double current, int baselineN, int currentN,
+    record Line(ForkKey key, String unit, double baseline, double current, int baselineN, int currentN,
                 String failures, double machine, Comparison comparison) {
 
         boolean byReference() {
@@ -41,10 +41,10 @@ final class Gate {
      *
      * @param lines the compared rows
      * @param geomean the geometric mean over all compared rows
-     * @param onlyInBaseline keys measured in the baseline but not in the current run
-     * @param onlyInCurrent keys measured only in the current run
+     * @param onlyInBaseline forks measured in the baseline but not in the current run
+     * @param onlyInCurrent forks measured only in the current run
      */
-    record Outcome(List<Line> lines, Comparison geomean, List<String> onlyInBaseline, List<String> onlyInCurrent,
+    record Outcome(List<Line> lines, Comparison geomean, List<ForkKey> onlyInBaseline, List<ForkKey> onlyInCurrent,
                    double threshold) {
 
         /**
@@ -70,12 +70,12 @@ final class Gate {
 
     static Outcome compare(List<BenchResults.Row> baseline, List<BenchResults.Row> current, GateStatistics stats,
                            boolean byReference) {
-        Map<String, BenchResults.Row> base = index(baseline);
-        Map<String, BenchResults.Row> cur = index(current);
+        Map<ForkKey, BenchResults.Row> base = index(baseline);
+        Map<ForkKey, BenchResults.Row> cur = index(current);
         List<Line> lines = new ArrayList<>();
-        List<String> onlyBase = new ArrayList<>();
-        List<String> onlyCur = new ArrayList<>();
-        for (Map.Entry<String, BenchResults.Row> e : base.entrySet()) {
+        List<ForkKey> onlyBase = new ArrayList<>();
+        List<ForkKey> onlyCur = new ArrayList<>();
+        for (Map.Entry<ForkKey, BenchResults.Row> e : base.entrySet()) {
             BenchResults.Row c = cur.get(e.getKey());
             if (c == null) {
                 onlyBase.add(e.getKey());
@@ -83,7 +83,7 @@ final class Gate {
             }
             BenchResults.Row b = e.getValue();
             if (!b.unit().equals(c.unit())) {
-                throw new IllegalArgumentException("the unit of " + e.getKey() + " differs: " + b.unit()
+                throw new IllegalArgumentException("the unit of " + e.getKey().label() + " differs: " + b.unit()
                         + " in the baseline, " + c.unit() + " now (run both with the same -tu)");
             }
             boolean higherIsBetter = GateStatistics.higherIsBetter(b.unit());
@@ -95,7 +95,7 @@ final class Gate {
             lines.add(new Line(e.getKey(), b.unit(), b.score(), c.score(), b.samples().length, c.samples().length,
                     failed(b) + "/" + failed(c), machine, cmp));
         }
-        for (String k : cur.keySet()) {
+        for (ForkKey k : cur.keySet()) {
             if (!base.containsKey(k)) {
                 onlyCur.add(k);
             }
@@ -124,11 +124,11 @@ final class Gate {
         return r.tally() == null ? "?" : String.valueOf(r.tally().failed());
     }
 
-    private static Map<String, BenchResults.Row> index(List<BenchResults.Row> rows) {
-        Map<String, BenchResults.Row> map = new LinkedHashMap<>();
+    private static Map<ForkKey, BenchResults.Row> index(List<BenchResults.Row> rows) {
+        Map<ForkKey, BenchResults.Row> map = new LinkedHashMap<>();
         for (BenchResults.Row r : rows) {
             if (map.put(r.key(), r) != null) {
-                throw new IllegalArgumentException("the run holds " + r.key() + " twice");
+                throw new IllegalArgumentException("the run holds " + r.key().label() + " twice");
             }
         }
         return map;
@@ -154,7 +154,7 @@ final class Gate {
         for (Line l : o.lines()) {
             Comparison c = l.comparison();
             md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.3f | [%.3f, %.3f] | %s | %s | %s | %s |%n",
-                    l.key(), l.unit(), Report.number(l.baseline()), Report.number(l.current()),
+                    l.key().label(), l.unit(), Report.number(l.baseline()), Report.number(l.current()),
                     l.byReference() ? "÷ ref" : "raw",
                     l.byReference() ? String.format(Locale.ROOT, "%.3f", l.machine()) : "-", c.ratio(), c.low(),
                     c.high(), Double.isNaN(c.pValue()) ? "-" : String.format(Locale.ROOT, "%.3g", c.pValue()),
@@ -164,12 +164,16 @@ final class Gate {
         md.append(String.format(Locale.ROOT, "| **geomean** (%d rows) | | | | | | **%.3f** | [%.3f, %.3f] | | | | %s |%n",
                 o.lines().size(), g.ratio(), g.low(), g.high(), mark(g.verdict())));
         if (!o.onlyInBaseline().isEmpty()) {
-            md.append("\nOnly in the baseline (not compared): ").append(String.join("; ", o.onlyInBaseline())).append('\n');
+            md.append("\nOnly in the baseline (not compared): ").append(labels(o.onlyInBaseline())).append('\n');
         }
         if (!o.onlyInCurrent().isEmpty()) {
-            md.append("\nOnly in the current run (not compared): ").append(String.join("; ", o.onlyInCurrent())).append('\n');
+            md.append("\nOnly in the current run (not compared): ").append(labels(o.onlyInCurrent())).append('\n');
         }
         return md.toString();
+    }
+
+    private static String labels(List<ForkKey> keys) {
+        return String.join("; ", keys.stream().map(ForkKey::label).toList());
     }
 
     private static String mark(Verdict v) {

@@ -1,7 +1,6 @@
 package dev.leaselab.bench;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 import org.openjdk.jmh.infra.IterationParams;
 
 /**
@@ -41,29 +40,25 @@ final class JobBatch {
      * @param prefix unique per thread, so threads never prepare the same id
      * @param owner null for fresh jobs, else the owner of a claim with fence 1 that lasts until {@code until}
      */
-    private JobBatch(String prefix, String owner, double until) {
+    JobBatch(String prefix, String owner, double until) {
         this.prefix = prefix;
         this.owner = owner;
         this.until = until;
     }
 
     /**
-     * One batch per benchmark thread, indexed by JMH's thread index.
+     * Prepares every thread's jobs for the next iteration, each sized from its thread's last rate.
      *
-     * @param prefix the ids of thread {@code i} start with {@code prefix + i}
-     * @param owner null for fresh jobs, else thread {@code i}'s jobs are held by {@code owner.apply(i)}
+     * @param batches one per benchmark thread, indexed by JMH's thread index
      */
-    static JobBatch[] forThreads(int threads, String prefix, IntFunction<String> owner, double until) {
-        JobBatch[] batches = new JobBatch[threads];
-        for (int i = 0; i < threads; i++) {
-            batches[i] = new JobBatch(prefix + i, owner == null ? null : owner.apply(i), until);
-        }
-        return batches;
-    }
-
-    /** Prepares every thread's jobs for the next iteration, each sized from its thread's last rate. */
     static void prepareAll(JobBatch[] batches, BenchDb db, IterationParams iteration) {
         double seconds = iteration.getTime().convertTo(TimeUnit.MILLISECONDS) / 1e3;
+        for (int i = 0; i < batches.length; i++) {
+            if (batches[i] == null) {
+                throw new IllegalStateException("benchmark thread " + i + " has no batch of jobs yet: its trial setup "
+                        + "must come before the first iteration's");
+            }
+        }
         for (JobBatch batch : batches) {
             batch.prepare(db, seconds, batches.length);
         }

@@ -1,13 +1,21 @@
 package dev.leaselab.bench;
 
+import static dev.leaselab.bench.BenchmarkId.CLAIM_HOT;
+import static dev.leaselab.bench.BenchmarkId.COMPLETE;
+import static dev.leaselab.bench.BenchmarkId.CYCLE;
+import static dev.leaselab.bench.BenchmarkId.FLOOR;
+import static dev.leaselab.bench.BenchmarkId.RENEW;
+
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Mode;
 
@@ -57,20 +65,13 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
 
-    static final String CLAIM_HOT = "ClaimBenchmark.hotJob";
-    static final String CLAIM_MANY = "ClaimBenchmark.manyJobs";
-    static final String RENEW = "RenewBenchmark.renew";
-    static final String COMPLETE = "CompleteBenchmark.complete";
-    static final String CYCLE = "WorkerCycleBenchmark.cycle";
-    static final String FLOOR = "FloorBenchmark.update";
-
     /** The benchmarks whose strategy parameter is a {@link LockingStrategy}; the floor has none. */
-    static final List<String> STORE_BENCHMARKS = List.of(CLAIM_HOT, CLAIM_MANY, RENEW, COMPLETE, CYCLE);
+    static final List<BenchmarkId> STORE_BENCHMARKS = Arrays.stream(BenchmarkId.values()).filter(BenchmarkId::hasStrategy).toList();
 
     /**
      * One runner call, on one engine.
      *
-     * @param benchmark the short name ({@code Class.method})
+     * @param benchmark the benchmark method
      * @param mode throughput or sample time
      * @param threads the thread count
      * @param storages the storage settings, all of one engine
@@ -78,7 +79,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      *     strategy parameter, the strategies it is the reference of (the step is dropped when a
      *     filter leaves none of them)
      */
-    record Step(String benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+    record Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
 
         Step {
             storages = List.copyOf(storages);
@@ -107,12 +108,31 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
 
         boolean hasStrategy() {
-            return !benchmark.equals(FLOOR);
+            return benchmark.hasStrategy();
+        }
+
+        /** The forks of this step, one per parameter combination: storages first, then strategies. */
+        List<ForkKey> forkKeys() {
+            List<ForkKey> keys = new ArrayList<>();
+            for (Storage storage : storages) {
+                if (hasStrategy()) {
+                    strategies.forEach(strategy -> keys.add(new ForkKey(benchmark, mode, threads, storage, strategy)));
+                } else {
+                    keys.add(new ForkKey(benchmark, mode, threads, storage, null));
+                }
+            }
+            return keys;
         }
 
         /** How many forks' worth of parameter combinations this step runs. */
         int combinations() {
             return storages.size() * (hasStrategy() ? strategies.size() : 1);
+        }
+
+        /** The forks of this step that are not among {@code measured}. */
+        List<ForkKey> missing(Collection<ForkKey> measured) {
+            Set<ForkKey> found = Set.copyOf(measured);
+            return forkKeys().stream().filter(k -> !found.contains(k)).toList();
         }
 
         String describe() {
@@ -122,74 +142,95 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     }
 
     static Profile named(String name) {
-        List<Storage> all = sqliteStorages();
-        List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
-        List<Storage> pg = List.of(Storage.POSTGRESQL);
-        List<LockingStrategy> strategies = LockingStrategy.of(Engine.SQLITE);
-        List<LockingStrategy> pgStrategies = LockingStrategy.of(Engine.POSTGRESQL);
         List<Step> steps = new ArrayList<>();
         switch (name) {
             case "quick" -> {
-                // SQLite's FULL storages only at one thread: contended, they stall up to the busy
-                // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
-                // DELETE_FULL only in full: quick has to stay at about four minutes with PostgreSQL.
-                List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
-                steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
-                steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
-                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
-                    steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
+                for (Engine engine : Engine.values()) {
+                    steps.addAll(quick(engine));
                 }
-                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
-                for (int threads : new int[] {1, 8}) {
-                    steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, pgStrategies));
-                    steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, pgStrategies));
-                }
-                for (String b : List.of(RENEW, COMPLETE, CYCLE)) {
-                    steps.add(new Step(b, Mode.Throughput, 8, pg, pgStrategies));
-                }
-                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, pgStrategies));
                 return new Profile(name, 1, 1, 200, 3, 200, steps);
             }
             case "full" -> {
                 // The same matrix on each engine, each on its own storages.
-                Map<List<Storage>, List<LockingStrategy>> engines = new LinkedHashMap<>();
-                engines.put(all, strategies);
-                engines.put(pg, pgStrategies);
                 for (int threads : new int[] {1, 2, 4, 8}) {
-                    engines.forEach((storages, ls) -> {
-                        steps.add(new Step(FLOOR, Mode.Throughput, threads, storages, ls));
-                        for (String b : STORE_BENCHMARKS) {
-                            steps.add(new Step(b, Mode.Throughput, threads, storages, ls));
+                    for (Engine engine : Engine.values()) {
+                        steps.add(new Step(FLOOR, Mode.Throughput, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                        for (BenchmarkId b : STORE_BENCHMARKS) {
+                            steps.add(new Step(b, Mode.Throughput, threads, Storage.of(engine), LockingStrategy.of(engine)));
                         }
-                    });
+                    }
                 }
                 for (int threads : new int[] {1, 8}) {
-                    engines.forEach((storages, ls) -> {
-                        steps.add(new Step(FLOOR, Mode.SampleTime, threads, storages, ls));
-                        steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, storages, ls));
-                    });
+                    for (Engine engine : Engine.values()) {
+                        steps.add(new Step(FLOOR, Mode.SampleTime, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                        steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, Storage.of(engine), LockingStrategy.of(engine)));
+                    }
                 }
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps);
             }
             case "smoke" -> {
-                List<LockingStrategy> one = List.of(strategies.get(0));
-                steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, one));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, one));
-                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, one));
-                List<LockingStrategy> pgOne = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
-                steps.add(new Step(FLOOR, Mode.Throughput, 2, pg, pgOne));
-                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, pg, pgOne));
+                for (Engine engine : Engine.values()) {
+                    steps.addAll(smoke(engine));
+                }
                 return new Profile(name, 1, 1, 100, 3, 100, steps);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
         }
     }
 
-    /** The SQLite storage settings, in declaration order. */
-    static List<Storage> sqliteStorages() {
-        return Arrays.stream(Storage.values()).filter(s -> s.engine() == Engine.SQLITE).toList();
+    /** What {@code quick} measures on one engine, for every strategy of it. */
+    private static List<Step> quick(Engine engine) {
+        List<LockingStrategy> strategies = LockingStrategy.of(engine);
+        List<Step> steps = new ArrayList<>();
+        switch (engine) {
+            case SQLITE -> {
+                // SQLite's FULL storages only at one thread: contended, they stall up to the busy
+                // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
+                // DELETE_FULL only in full: quick has to stay at about four minutes with PostgreSQL.
+                List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
+                List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
+                steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
+                steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
+                    steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
+                }
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
+            }
+            case POSTGRESQL -> {
+                List<Storage> pg = Storage.of(engine);
+                for (int threads : new int[] {1, 8}) {
+                    steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, strategies));
+                    steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, strategies));
+                }
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
+                    steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
+                }
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));
+            }
+        }
+        return steps;
+    }
+
+    /** What {@code smoke} checks on one engine: one storage and one strategy, two threads. */
+    private static List<Step> smoke(Engine engine) {
+        List<Step> steps = new ArrayList<>();
+        switch (engine) {
+            case SQLITE -> {
+                List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
+                List<LockingStrategy> first = List.of(LockingStrategy.of(engine).get(0));
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, first));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, first));
+                steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, first));
+            }
+            case POSTGRESQL -> {
+                List<LockingStrategy> conditional = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
+                steps.add(new Step(FLOOR, Mode.Throughput, 2, Storage.of(engine), conditional));
+                steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, Storage.of(engine), conditional));
+            }
+        }
+        return steps;
     }
 
     /** This profile with other fork and iteration settings; a value below zero keeps the profile's. */

@@ -1,23 +1,18 @@
 package dev.leaselab.bench;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Locale;
 import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.results.BenchmarkResult;
-import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.format.OutputFormat;
 
 /**
  * JMH output for a long run: JMH's full log goes to a file, and the console gets one line as each
  * benchmark starts and one with its score as it ends, with a count and an estimate of the time left.
  */
-final class ProgressFormat implements OutputFormat {
+final class ProgressFormat extends ForwardingOutputFormat {
 
     private final OutputFormat log;
     private final PrintWriter console;
@@ -27,6 +22,7 @@ final class ProgressFormat implements OutputFormat {
     private int started;
 
     ProgressFormat(OutputFormat log, PrintWriter console, int total, double secondsPerFork, int alreadyStarted, long startNanos) {
+        super(log);
         this.log = log;
         this.console = console;
         this.total = total;
@@ -51,7 +47,7 @@ final class ProgressFormat implements OutputFormat {
             p.append(' ').append(k).append('=').append(params.getParam(k));
         }
         console.printf(Locale.ROOT, "[%d/%d %s elapsed, ~%s left] %s %s threads=%d%s%n", started, total,
-                clock(elapsed), clock(left), BenchResults.shortName(params.getBenchmark()), params.getMode().shortLabel(),
+                clock(elapsed), clock(left), BenchmarkId.shortName(params.getBenchmark()), params.getMode().shortLabel(),
                 params.getThreads(), p);
         log.startBenchmark(params);
     }
@@ -77,58 +73,14 @@ final class ProgressFormat implements OutputFormat {
     }
 
     @Override
-    public void iteration(BenchmarkParams benchParams, IterationParams params, int iteration) {
-        log.iteration(benchParams, params, iteration);
-    }
-
-    @Override
-    public void iterationResult(BenchmarkParams benchParams, IterationParams params, int iteration, IterationResult data) {
-        log.iterationResult(benchParams, params, iteration, data);
-    }
-
-    @Override
-    public void startRun() {
-        log.startRun();
-    }
-
-    @Override
-    public void endRun(Collection<RunResult> result) {
-        log.endRun(result);
-    }
-
-    @Override
-    public void print(String s) {
-        log.print(s);
-    }
-
-    @Override
-    public void println(String s) {
-        log.println(s);
-    }
-
-    @Override
     public void flush() {
         log.flush();
         console.flush();
     }
 
+    /** Flushes and leaves the log open: the runner calls this after every step, and the log is the whole run's. */
     @Override
     public void close() {
         log.flush();
-    }
-
-    @Override
-    public void verbosePrintln(String s) {
-        log.verbosePrintln(s);
-    }
-
-    @Override
-    public void write(int b) {
-        log.write(b);
-    }
-
-    @Override
-    public void write(byte[] b) throws IOException {
-        log.write(b);
     }
 }

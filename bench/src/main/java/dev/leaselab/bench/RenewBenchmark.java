@@ -2,7 +2,6 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
-import dev.leaselab.lease.LockingStrategy;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -12,11 +11,9 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
 
@@ -31,7 +28,6 @@ import org.openjdk.jmh.infra.ThreadParams;
  * ./with-postgres.sh java -jar bench/target/benchmarks.jar RenewBenchmark -t 4 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -43,34 +39,17 @@ public class RenewBenchmark {
     static final double NOW = 1.0;
     static final double TTL = 1.0e9;
 
-    @Param
-    public LockingStrategy strategy;
-
-    @Param
-    public Storage storage;
-
-    private BenchDb db;
-
-    @Setup(Level.Trial)
-    public void open() {
-        db = BenchDb.open(strategy, storage);
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        db.close();
-    }
-
     /** The lease that one thread holds; claimed once per trial, outside the measurement. */
     @State(Scope.Thread)
     public static class Lease {
+        LeaseStore store;
         String job;
         long fence;
 
         @Setup(Level.Trial)
-        public void claim(RenewBenchmark bench, ThreadParams thread) {
+        public void claim(StoreTrial trial, ThreadParams thread) {
             job = "renew-" + thread.getThreadIndex();
-            LeaseStore store = bench.db.store();
+            store = trial.store();
             store.enqueue(job);
             OptionalLong claimed = store.claim(job, Outcomes.ownerOf(thread.getThreadIndex()), NOW, TTL);
             fence = claimed.orElseThrow(() -> new IllegalStateException("could not claim " + job + " to renew it"));
@@ -81,7 +60,7 @@ public class RenewBenchmark {
     public boolean renew(Lease lease, Outcomes o) {
         o.mark();
         try {
-            if (db.store().renew(lease.job, o.owner(), lease.fence, NOW, TTL)) {
+            if (lease.store.renew(lease.job, o.owner(), lease.fence, NOW, TTL)) {
                 o.won++;
                 return true;
             }

@@ -7,14 +7,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Mode;
 
 /**
  * Writes {@code report.md} and the charts of a results folder from its JMH JSON, tally and
@@ -55,21 +61,21 @@ final class Report {
             env.path("failedForks").forEach(f -> md.append("- ").append(f.asText()).append('\n'));
             md.append('\n');
         }
-        List<Row> thrpt = rows.stream().filter(r -> r.mode().equals("thrpt")).toList();
-        List<Row> sample = rows.stream().filter(r -> r.mode().equals("sample")).toList();
+        List<Row> thrpt = rows.stream().filter(r -> r.mode() == Mode.Throughput).toList();
+        List<Row> sample = rows.stream().filter(r -> r.mode() == Mode.SampleTime).toList();
         md.append(engines(thrpt, sample));
-        Set<String> benchmarks = new LinkedHashSet<>();
+        Set<BenchmarkId> benchmarks = new LinkedHashSet<>();
         thrpt.forEach(r -> benchmarks.add(r.benchmark()));
-        for (String b : benchmarks) {
+        for (BenchmarkId b : benchmarks) {
             md.append("## ").append(b).append("\n\n");
             md.append("| storage | strategy | threads | score (ops/s) | won/s wall | x floor (score) | x floor (wall) "
                     + "| won | lost | refused | failed | Jain | slowest |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            for (Row r : sorted(thrpt.stream().filter(x -> x.benchmark().equals(b)).toList())) {
+            for (Row r : sorted(thrpt.stream().filter(x -> x.benchmark() == b).toList())) {
                 Optional<Row> floor = floorOf(thrpt, r);
                 Tally t = r.tally();
                 md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s ± %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                        r.param("storage"), Objects.requireNonNullElse(r.param("strategy"), "-"), r.threads(),
+                        r.storage(), strategyText(r), r.threads(),
                         number(r.score()), number(r.error()), t == null ? "-" : number(t.wonPerWallSecond()),
                         floor.map(f -> ratio(r.score() / f.score())).orElse("-"),
                         floor.filter(f -> f.tally() != null && t != null)
@@ -86,7 +92,7 @@ final class Report {
             md.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|\n");
             for (Row r : sorted(sample)) {
                 md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |%n", r.benchmark(),
-                        r.param("storage"), Objects.requireNonNullElse(r.param("strategy"), "-"), r.threads(), r.unit(),
+                        r.storage(), strategyText(r), r.threads(), r.unit(),
                         number(pct(r, 50)), number(pct(r, 99)), number(pct(r, 99.9)), number(pct(r, 100)),
                         r.tally() == null ? "-" : r.tally().failed()));
             }
@@ -158,21 +164,17 @@ final class Report {
      * UPDATE costs; the absolute columns compare the engines directly.
      */
     static String engines(List<Row> thrpt, List<Row> sample) {
-        List<Row> hot = thrpt.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).toList();
-        List<Row> hotSample = sample.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).toList();
-        Set<String> keys = new LinkedHashSet<>();
-        for (Row r : sorted(new ArrayList<>(java.util.stream.Stream.concat(hot.stream(), hotSample.stream()).toList()))) {
-            keys.add(r.param("strategy") + " " + r.param("storage"));
-        }
-        if (keys.isEmpty()) {
+        Map<ForkKey, Row> hot = byKey(thrpt.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT).toList());
+        Map<ForkKey, Row> hotSample = byKey(sample.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT).toList());
+        Set<StrategyOnStorage> lines = new TreeSet<>();
+        Stream.concat(hot.keySet().stream(), hotSample.keySet().stream())
+                .forEach(k -> lines.add(new StrategyOnStorage(k.storage(), k.strategy())));
+        if (lines.isEmpty()) {
             return "";
         }
-        List<String> lines = new ArrayList<>(keys);
-        lines.sort(java.util.Comparator.comparing((String k) -> storageOrder(k.split(" ")[1]))
-                .thenComparing(k -> strategyOrder(k.split(" ")[0])));
         // 1 and 8 threads, as the quick and full profiles measure; another run (smoke: 2 threads)
         // gets its lowest and highest thread count instead, and one column group if they are equal.
-        TreeSet<Integer> measured = new TreeSet<>(threadCounts(hot.isEmpty() ? hotSample : hot));
+        TreeSet<Integer> measured = new TreeSet<>(threadCounts(hot.isEmpty() ? List.copyOf(hotSample.values()) : List.copyOf(hot.values())));
         int low = measured.contains(1) ? 1 : measured.first();
         int high = measured.contains(8) ? 8 : measured.last();
         List<Integer> groups = low == high ? List.of(low) : List.of(low, high);
@@ -196,18 +198,17 @@ final class Report {
         header.append(String.format(Locale.ROOT, " p99.9 %d thr | failed %d thr | Jain %d thr |", high, high, high));
         rule.append("---:|---:|---:|");
         md.append(header).append('\n').append(rule).append('\n');
-        for (String k : lines) {
-            String strategy = k.split(" ")[0];
-            String storage = k.split(" ")[1];
-            md.append("| ").append(engineOf(storage)).append(" | ").append(storage).append(" | ").append(strategy).append(" |");
+        for (StrategyOnStorage line : lines) {
+            md.append("| ").append(engineName(line.storage().engine())).append(" | ").append(line.storage()).append(" | ")
+                    .append(line.strategy()).append(" |");
             for (int t : groups) {
-                Optional<Row> r = find(hot, strategy, storage, t);
+                Optional<Row> r = Optional.ofNullable(hot.get(line.key(Mode.Throughput, t)));
                 md.append(' ').append(r.map(x -> number(x.score())).orElse("-"))
                         .append(" | ").append(r.map(Report::wall).orElse("-"))
                         .append(" | ").append(r.map(x -> wallRatio(thrpt, x)).orElse("-")).append(" |");
             }
-            Optional<Row> lat = find(hotSample, strategy, storage, high);
-            Optional<Tally> tally = find(hot, strategy, storage, high).map(Row::tally);
+            Optional<Row> lat = Optional.ofNullable(hotSample.get(line.key(Mode.SampleTime, high)));
+            Optional<Tally> tally = Optional.ofNullable(hot.get(line.key(Mode.Throughput, high))).map(Row::tally);
             md.append(' ').append(lat.map(x -> number(pct(x, 99.9)) + " " + x.unit()).orElse("-"))
                     .append(" | ").append(tally.map(t -> String.valueOf(t.failed())).orElse("-"))
                     .append(" | ").append(tally.map(t -> ratio(t.jain())).orElse("-")).append(" |\n");
@@ -215,9 +216,36 @@ final class Report {
         return md.append('\n').toString();
     }
 
-    private static Optional<Row> find(List<Row> rows, String strategy, String storage, int threads) {
-        return rows.stream().filter(r -> strategy.equals(r.param("strategy")) && storage.equals(r.param("storage"))
-                && r.threads() == threads).findFirst();
+    /** One line of the engines table: a strategy on a storage, in the order of the two enums. */
+    private record StrategyOnStorage(Storage storage, LockingStrategy strategy) implements Comparable<StrategyOnStorage> {
+
+        ForkKey key(Mode mode, int threads) {
+            return new ForkKey(BenchmarkId.CLAIM_HOT, mode, threads, storage, strategy);
+        }
+
+        @Override
+        public int compareTo(StrategyOnStorage o) {
+            int c = storage.compareTo(o.storage);
+            return c != 0 ? c : strategy.compareTo(o.strategy);
+        }
+    }
+
+    /** The rows by their key; of two rows with one key (not in a runner's folder) the first is kept. */
+    private static Map<ForkKey, Row> byKey(List<Row> rows) {
+        Map<ForkKey, Row> map = new LinkedHashMap<>();
+        rows.forEach(r -> map.putIfAbsent(r.key(), r));
+        return map;
+    }
+
+    private static String engineName(Engine engine) {
+        return switch (engine) {
+            case SQLITE -> "SQLite";
+            case POSTGRESQL -> "PostgreSQL";
+        };
+    }
+
+    private static String strategyText(Row r) {
+        return r.strategy() == null ? "-" : r.strategy().name();
     }
 
     private static String wall(Row r) {
@@ -229,34 +257,10 @@ final class Report {
                 .map(f -> ratio(r.tally().wonPerWallSecond() / f.tally().wonPerWallSecond())).orElse("-");
     }
 
-    private static String engineOf(String storage) {
-        try {
-            return Storage.valueOf(storage).engine() == dev.leaselab.lease.LockingStrategy.Engine.SQLITE ? "SQLite" : "PostgreSQL";
-        } catch (RuntimeException e) {
-            return "?";
-        }
-    }
-
-    private static int storageOrder(String storage) {
-        try {
-            return Storage.valueOf(storage).ordinal();
-        } catch (RuntimeException e) {
-            return Integer.MAX_VALUE;
-        }
-    }
-
-    private static int strategyOrder(String strategy) {
-        try {
-            return dev.leaselab.lease.LockingStrategy.valueOf(strategy).ordinal();
-        } catch (RuntimeException e) {
-            return Integer.MAX_VALUE;
-        }
-    }
-
     /** The floor row with the same storage, thread count and mode. */
     static Optional<Row> floorOf(List<Row> rows, Row r) {
-        return rows.stream().filter(f -> f.benchmark().equals(Profile.FLOOR) && f.mode().equals(r.mode())
-                && f.threads() == r.threads() && Objects.equals(f.param("storage"), r.param("storage"))).findFirst();
+        return rows.stream().filter(f -> f.benchmark() == BenchmarkId.FLOOR && f.mode() == r.mode()
+                && f.threads() == r.threads() && f.storage() == r.storage()).findFirst();
     }
 
     static double pct(Row r, double p) {
@@ -266,37 +270,8 @@ final class Report {
 
     static List<Row> sorted(List<Row> rows) {
         List<Row> copy = new ArrayList<>(rows);
-        copy.sort((a, b) -> {
-            int c = a.benchmark().compareTo(b.benchmark());
-            if (c == 0) {
-                c = storageOrder(a).compareTo(storageOrder(b));
-            }
-            if (c == 0) {
-                c = strategyOrder(a).compareTo(strategyOrder(b));
-            }
-            return c != 0 ? c : Integer.compare(a.threads(), b.threads());
-        });
+        copy.sort(Comparator.comparing(Row::key, ForkKey.REPORT_ORDER));
         return copy;
-    }
-
-    /** Strategies in the order of the enum, so tables and charts follow the Javadoc of LockingStrategy. */
-    private static Integer strategyOrder(Row r) {
-        if (r.param("strategy") == null) {
-            return -1;
-        }
-        try {
-            return dev.leaselab.lease.LockingStrategy.valueOf(r.param("strategy")).ordinal();
-        } catch (RuntimeException e) {
-            return Integer.MAX_VALUE;
-        }
-    }
-
-    private static Integer storageOrder(Row r) {
-        try {
-            return Storage.valueOf(r.param("storage")).ordinal();
-        } catch (RuntimeException e) {
-            return Integer.MAX_VALUE;
-        }
     }
 
     static Set<Integer> threadCounts(List<Row> rows) {

@@ -6,9 +6,11 @@ import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.JournalMode;
 import dev.leaselab.lease.StoreOptions.Synchronous;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -21,18 +23,18 @@ import org.sqlite.SQLiteConfig;
  *
  * <p>Each constant belongs to one {@link Engine}, and only the strategies of that engine run on it
  * ({@link #engine()}): a SQLite strategy on {@link #POSTGRESQL}, or a PostgreSQL strategy on a
- * SQLite file, is not a benchmark. The runner's profiles never combine them; a direct JMH run, which
- * runs the cross product of both {@code @Param}s, fails those forks in their setup with an
- * {@link IllegalArgumentException} that names both (restrict it with, e.g.,
- * {@code -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK,PG_CONDITIONAL_UPDATE,PG_ADVISORY_LOCK}).
+ * SQLite file, is not a benchmark. The runner's profiles never combine them, nor does
+ * {@code java -jar benchmarks.jar} ({@link JmhLauncher}, which runs JMH once per engine); JMH's own
+ * {@code Main} or its Runner API, which run the cross product of both {@code @Param}s, fail those
+ * forks in their setup with an {@link IllegalArgumentException} that names both.
  */
 public enum Storage {
     /** WAL journal, {@code synchronous=NORMAL}: no fsync per commit (a power loss may lose the last commits). */
-    WAL_NORMAL(JournalMode.WAL, Synchronous.NORMAL),
+    WAL_NORMAL(Engine.SQLITE, JournalMode.WAL, Synchronous.NORMAL),
     /** WAL journal, {@code synchronous=FULL}: the store's default, one fsync per commit. */
-    WAL_FULL(JournalMode.WAL, Synchronous.FULL),
+    WAL_FULL(Engine.SQLITE, JournalMode.WAL, Synchronous.FULL),
     /** Rollback journal ({@code DELETE}), {@code synchronous=FULL}: readers and writers block each other. */
-    DELETE_FULL(JournalMode.DELETE, Synchronous.FULL),
+    DELETE_FULL(Engine.SQLITE, JournalMode.DELETE, Synchronous.FULL),
     /**
      * A PostgreSQL server with its own settings, whatever they are (the server's defaults are
      * {@code fsync=on} and {@code synchronous_commit=on}: every commit waits for its WAL flush, as
@@ -42,19 +44,27 @@ public enum Storage {
      * {@code synchronous_commit} are recorded in {@code environment.json} and the report's header.
      * The store's statement timeout is {@link #BUSY_TIMEOUT}, its analogue of the busy timeout.
      */
-    POSTGRESQL(null, null);
+    POSTGRESQL(Engine.POSTGRESQL, null, null);
 
+    private final Engine engine;
+    /** SQLite's settings; null on PostgreSQL. */
     private final JournalMode journalMode;
     private final Synchronous synchronous;
 
-    Storage(JournalMode journalMode, Synchronous synchronous) {
+    Storage(Engine engine, JournalMode journalMode, Synchronous synchronous) {
+        this.engine = engine;
         this.journalMode = journalMode;
         this.synchronous = synchronous;
     }
 
     /** The database engine of this setting: only strategies of the same engine run on it. */
     public Engine engine() {
-        return journalMode == null ? Engine.POSTGRESQL : Engine.SQLITE;
+        return engine;
+    }
+
+    /** The settings of one engine, in declaration order. */
+    static List<Storage> of(Engine engine) {
+        return Arrays.stream(values()).filter(s -> s.engine() == engine).toList();
     }
 
     /**
@@ -63,7 +73,10 @@ public enum Storage {
      * for {@link #POSTGRESQL}, whose waiting writers queue on the row lock instead of sleeping.
      */
     boolean sqliteFsyncsEveryCommit() {
-        return engine() == Engine.SQLITE && synchronous == Synchronous.FULL;
+        return switch (engine) {
+            case SQLITE -> synchronous == Synchronous.FULL;
+            case POSTGRESQL -> false;
+        };
     }
 
     /**

@@ -2,25 +2,17 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
-import dev.leaselab.lease.LockingStrategy;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * The life of a job as a worker sees it: claim a fresh job, renew the lease once, complete it.
@@ -33,7 +25,6 @@ import org.openjdk.jmh.infra.ThreadParams;
  * ./with-postgres.sh java -jar bench/target/benchmarks.jar WorkerCycleBenchmark -t 8 -p storage=POSTGRESQL -p strategy=PG_ROW_LOCK
  * </pre>
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -44,58 +35,19 @@ public class WorkerCycleBenchmark {
     static final double NOW = 1.0;
     static final double TTL = 60.0;
 
-    @Param
-    public LockingStrategy strategy;
-
-    @Param
-    public Storage storage;
-
-    private BenchDb db;
-    private JobBatch[] batches;
-
-    @Setup(Level.Trial)
-    public void open() {
-        db = BenchDb.open(strategy, storage);
-    }
-
-    @Setup(Level.Trial)
-    public void createBatches(BenchmarkParams params) {
-        batches = JobBatch.forThreads(params.getThreads(), "cycle-", null, 0);
-    }
-
-    /** Runs on one thread while the others wait: no thread is running the benchmark meanwhile. */
-    @Setup(Level.Iteration)
-    public void sweepAndPrepare(IterationParams iteration) {
-        db.deleteDoneJobs();
-        JobBatch.prepareAll(batches, db, iteration);
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        db.close();
-    }
-
     /** The fresh jobs one thread works through in the coming iteration. */
     @State(Scope.Thread)
-    public static class Fresh {
-        JobBatch batch;
-
-        @Setup(Level.Trial)
-        public void create(WorkerCycleBenchmark bench, ThreadParams thread) {
-            batch = bench.batches[thread.getThreadIndex()];
-        }
-
-        @TearDown(Level.Iteration)
-        public void finish() {
-            batch.finish();
+    public static class Fresh extends PreparedJobs.Mine {
+        public Fresh() {
+            super("cycle-", null, 0);
         }
     }
 
     @Benchmark
     public boolean cycle(Fresh fresh, Outcomes o) {
         o.mark();
-        String job = fresh.batch.take(db, o);
-        LeaseStore store = db.store();
+        String job = fresh.take(o);
+        LeaseStore store = fresh.store();
         try {
             OptionalLong fence = store.claim(job, o.owner(), NOW, TTL);
             if (fence.isEmpty()) {

@@ -3,10 +3,11 @@
  * folder with a report and charts, and the regression gate that compares two runs.
  *
  * <p>Every benchmark takes the {@link dev.leaselab.lease.LockingStrategy} and the {@link Storage}
- * setting as {@code @Param} with no values listed, so JMH runs every constant: a new strategy is
- * measured by adding it to the enum. Strategies run only on the storages of their own engine
- * (SQLite files, or {@link Storage#POSTGRESQL}: a server named by {@code LEASELAB_POSTGRES_URL}, see
- * {@link PostgresTarget}). Outcomes are counted per thread ({@link Outcomes}); a refused or failed
+ * setting as {@code @Param} with no values listed ({@link StoreTrial}), so JMH runs every constant:
+ * a new strategy is measured by adding it to the enum. Strategies run only on the storages of their
+ * own engine (SQLite files, or {@link Storage#POSTGRESQL}: a server named by
+ * {@code LEASELAB_POSTGRES_URL}, see {@link PostgresTarget}); the jar's main class,
+ * {@link JmhLauncher}, runs JMH once per engine for that. Outcomes are counted per thread ({@link Outcomes}); a refused or failed
  * operation is never counted as throughput in the report. Run everything from the shaded jar:
  *
  * <pre>

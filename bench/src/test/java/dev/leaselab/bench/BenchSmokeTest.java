@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.LockingStrategy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.annotations.Mode;
 
 /**
  * The whole pipeline once, tiny: the {@code smoke} profile runs through JMH's Runner API in forked
@@ -105,19 +107,19 @@ class BenchSmokeTest {
         assertEquals(postgresMeasured() ? 5 : 3, rows.size(),
                 "SQLite: floor, claim throughput, claim latency; PostgreSQL: floor, claim throughput");
         for (BenchResults.Row r : rows) {
-            assertEquals(3, r.samples().length, r.key());
+            assertEquals(3, r.samples().length, r.key().label());
             assertNotNull(r.tally(), "no tally for " + r.key());
-            assertEquals(3, r.tally().iterations(), r.key());
+            assertEquals(3, r.tally().iterations(), r.key().label());
             assertTrue(r.tally().won() > 0, r.key() + " won nothing");
-            assertEquals(0, r.tally().refused(), r.key());
+            assertEquals(0, r.tally().refused(), r.key().label());
             // Two threads on WAL with a 1 s busy timeout, or on PostgreSQL with a 1 s statement
             // timeout: a failure here is a real defect.
-            assertEquals(0, r.tally().failed(), r.key());
+            assertEquals(0, r.tally().failed(), r.key().label());
             assertTrue(r.tally().jain() > 0.5 && r.tally().jain() <= 1.0 + 1e-9, r.key() + " jain " + r.tally().jain());
-            assertTrue(r.tally().wallSeconds() > 0, r.key());
+            assertTrue(r.tally().wallSeconds() > 0, r.key().label());
         }
-        BenchResults.Row sample = rows.stream().filter(r -> r.mode().equals("sample")).findFirst().orElseThrow();
-        assertTrue(sample.tally().lost() > 0 || sample.tally().won() > 0, sample.key());
+        BenchResults.Row sample = rows.stream().filter(r -> r.mode() == Mode.SampleTime).findFirst().orElseThrow();
+        assertTrue(sample.tally().lost() > 0 || sample.tally().won() > 0, sample.key().label());
         double p50 = Report.pct(sample, 50);
         double max = Report.pct(sample, 100);
         assertTrue(p50 > 0 && p50 <= Report.pct(sample, 99.9) && Report.pct(sample, 99.9) <= max, sample.percentiles().toString());
@@ -127,15 +129,15 @@ class BenchSmokeTest {
     void postgresIsMeasuredOnTheSameWorkWithItsOwnFloor() {
         requirePostgres();
         List<BenchResults.Row> pg = BenchResults.load(run).stream()
-                .filter(r -> "POSTGRESQL".equals(r.param("storage"))).toList();
+                .filter(r -> r.storage() == Storage.POSTGRESQL).toList();
         assertEquals(2, pg.size(), pg.toString());
-        BenchResults.Row floor = pg.stream().filter(r -> r.benchmark().equals(Profile.FLOOR)).findFirst().orElseThrow();
-        BenchResults.Row claim = pg.stream().filter(r -> r.benchmark().equals(Profile.CLAIM_HOT)).findFirst().orElseThrow();
-        assertEquals("PG_CONDITIONAL_UPDATE", claim.param("strategy"));
-        assertEquals("thrpt", claim.mode());
+        BenchResults.Row floor = pg.stream().filter(r -> r.benchmark() == BenchmarkId.FLOOR).findFirst().orElseThrow();
+        BenchResults.Row claim = pg.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT).findFirst().orElseThrow();
+        assertEquals(LockingStrategy.PG_CONDITIONAL_UPDATE, claim.strategy());
+        assertEquals(Mode.Throughput, claim.mode());
         for (BenchResults.Row r : pg) {
             assertTrue(r.tally().won() > 0, r.key() + " won nothing");
-            assertEquals(0, r.tally().failed(), r.key());
+            assertEquals(0, r.tally().failed(), r.key().label());
         }
         assertEquals(floor.key(), Report.floorOf(BenchResults.load(run), claim).orElseThrow().key(), "the claim's floor is PostgreSQL's");
     }

@@ -44,12 +44,12 @@ class FailedForkTest {
 
         List<BenchResults.Row> rows = BenchResults.load(run);
         assertEquals(1, rows.size(), "only the floor ran: " + rows);
-        assertEquals(Profile.FLOOR, rows.get(0).benchmark());
+        assertEquals(BenchmarkId.FLOOR, rows.get(0).benchmark());
 
         JsonNode failed = Json.read(run.resolve("environment.json")).path("failedForks");
         assertEquals(2, failed.size(), failed.toString());
-        failed.forEach(f -> assertTrue(f.asText().startsWith(Profile.CLAIM_HOT), f.asText()));
-        assertTrue(console.contains("FAILED fork " + Profile.CLAIM_HOT), console);
+        failed.forEach(f -> assertTrue(f.asText().startsWith(BenchmarkId.CLAIM_HOT.toString()), f.asText()));
+        assertTrue(console.contains("FAILED fork " + BenchmarkId.CLAIM_HOT), console);
         assertTrue(console.contains("2 of 3 forks failed"), console);
         assertTrue(Files.readString(run.resolve("report.md")).contains("## Failed forks"));
         assertTrue(Files.readString(run.resolve("jmh.log")).contains(FailingSetup.MESSAGE), "the exception is logged");
@@ -64,9 +64,9 @@ class FailedForkTest {
         assertTrue(resumeConsole.contains("2 forks without a result yet"), resumeConsole);
         List<BenchResults.Row> all = BenchResults.load(run);
         assertEquals(3, all.size(), all.toString());
-        assertEquals(floorScore, all.stream().filter(r -> r.benchmark().equals(Profile.FLOOR)).findFirst().orElseThrow().score(),
+        assertEquals(floorScore, all.stream().filter(r -> r.benchmark() == BenchmarkId.FLOOR).findFirst().orElseThrow().score(),
                 "the floor was not run again");
-        all.forEach(r -> assertTrue(r.tally() != null && r.tally().won() > 0, r.key()));
+        all.forEach(r -> assertTrue(r.tally() != null && r.tally().won() > 0, r.key().label()));
         JsonNode env = Json.read(run.resolve("environment.json"));
         assertEquals(0, env.path("failedForks").size(), env.toString());
         assertEquals(1, env.path("resumed").size(), env.toString());

@@ -48,7 +48,7 @@ public final class GateProof {
         int iterations = args.length > 6 ? Integer.parseInt(args[6]) : 3;
         int millis = args.length > 7 ? Integer.parseInt(args[7]) : 500;
         Profile profile = new Profile("gate-proof", 1, warmups, millis, iterations, millis, List.of(
-                new Profile.Step(Profile.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), strategies)));
+                new Profile.Step(BenchmarkId.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), strategies)));
         GateStatistics stats = GateStatistics.defaults();
         java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
         List<String> lines = new ArrayList<>();
@@ -128,19 +128,18 @@ public final class GateProof {
 
     /** One run from several folders: the rows of the same key get the iterations of all of them. */
     static List<BenchResults.Row> merge(List<Path> folders) {
-        Map<String, BenchResults.Row> merged = new LinkedHashMap<>();
+        Map<ForkKey, BenchResults.Row> merged = new LinkedHashMap<>();
         for (Path folder : folders) {
             for (BenchResults.Row r : BenchResults.load(folder)) {
-                merged.merge(r.key(), r, (x, y) -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
-                        x.unit(), x.score(), x.error(), DoubleStream.concat(Arrays.stream(x.samples()),
-                        Arrays.stream(y.samples())).toArray(), x.percentiles(), x.tally(),
-                        DoubleStream.concat(Arrays.stream(x.reference()), Arrays.stream(y.reference())).toArray()));
+                merged.merge(r.key(), r, (x, y) -> new BenchResults.Row(x.key(), x.unit(), x.score(), x.error(),
+                        DoubleStream.concat(Arrays.stream(x.samples()), Arrays.stream(y.samples())).toArray(), x.percentiles(),
+                        x.tally(), DoubleStream.concat(Arrays.stream(x.reference()), Arrays.stream(y.reference())).toArray()));
             }
         }
         // The score shown is the mean of all merged iterations, as JMH would report one run of all forks.
-        return merged.values().stream().map(x -> new BenchResults.Row(x.benchmark(), x.mode(), x.params(), x.threads(),
-                x.unit(), Arrays.stream(x.samples()).average().orElse(Double.NaN), Double.NaN, x.samples(), x.percentiles(),
-                x.tally(), x.reference())).toList();
+        return merged.values().stream().map(x -> new BenchResults.Row(x.key(), x.unit(),
+                Arrays.stream(x.samples()).average().orElse(Double.NaN), Double.NaN, x.samples(), x.percentiles(), x.tally(),
+                x.reference())).toList();
     }
 
     private static String aaMark(Gate.Outcome o) {

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.bench.GateStatistics.Verdict;
+import dev.leaselab.lease.LockingStrategy;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.profile.ProfilerException;
 import org.openjdk.jmh.results.Result;
 
@@ -56,9 +58,9 @@ class GateTest {
 
     private static BenchResults.Row row(String unit, double[] samples, double[] reference) {
         double score = java.util.Arrays.stream(samples).average().orElseThrow();
-        return new BenchResults.Row("ClaimBenchmark.hotJob", unit.equals("ops/s") ? "thrpt" : "sample",
-                Map.of("storage", "WAL_NORMAL", "strategy", "CONDITIONAL_UPDATE"), 1, unit, score, Double.NaN, samples,
-                Map.of(), null, reference);
+        ForkKey key = new ForkKey(BenchmarkId.CLAIM_HOT, unit.equals("ops/s") ? Mode.Throughput : Mode.SampleTime, 1,
+                Storage.WAL_NORMAL, LockingStrategy.CONDITIONAL_UPDATE);
+        return new BenchResults.Row(key, unit, score, Double.NaN, samples, Map.of(), null, reference);
     }
 
     private static double[] eight(double cpu) {

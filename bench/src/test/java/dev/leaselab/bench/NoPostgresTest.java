@@ -37,7 +37,7 @@ class NoPostgresTest {
                 "-cp", System.getProperty("java.class.path"), "-Djava.awt.headless=true",
                 // a benchmark running elsewhere on the machine holds JMH's lock
                 "-Djmh.ignoreLock=true",
-                BenchMain.class.getName(), "run", "--profile", "smoke", "--benchmarks", Profile.FLOOR,
+                BenchMain.class.getName(), "run", "--profile", "smoke", "--benchmarks", BenchmarkId.FLOOR.toString(),
                 "--output", results.toString(), "--run-id", "no-pg"));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().remove(PostgresTarget.URL_ENVIRONMENT);
@@ -60,7 +60,7 @@ class NoPostgresTest {
         assertEquals(1, pg.path("droppedForks").asInt(), pg.toString());
         List<BenchResults.Row> rows = BenchResults.load(run);
         assertEquals(1, rows.size(), rows.toString());
-        assertEquals("WAL_NORMAL", rows.get(0).param("storage"));
+        assertEquals(Storage.WAL_NORMAL, rows.get(0).storage());
         assertTrue(Files.readString(run.resolve("report.md")).contains("**PostgreSQL NOT measured**: no server"));
     }
 

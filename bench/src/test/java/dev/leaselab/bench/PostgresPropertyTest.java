@@ -32,7 +32,7 @@ class PostgresPropertyTest {
                 + PostgresTarget.URL_ENVIRONMENT + " is set");
         ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "-Djava.awt.headless=true", "-Djmh.ignoreLock=true",
-                Launcher.class.getName(), server.get().url(), "run", "--profile", "smoke", "--benchmarks", Profile.FLOOR,
+                Launcher.class.getName(), server.get().url(), "run", "--profile", "smoke", "--benchmarks", BenchmarkId.FLOOR.toString(),
                 "--storages", "POSTGRESQL", "--output", results.toString(), "--run-id", "property"));
         pb.environment().remove(PostgresTarget.URL_ENVIRONMENT);
         Path log = results.resolve("console.txt");
@@ -46,8 +46,8 @@ class PostgresPropertyTest {
         assertEquals("-D" + PostgresTarget.URL_PROPERTY, pg.path("source").asText(), pg.toString());
         List<BenchResults.Row> rows = BenchResults.load(run);
         assertEquals(1, rows.size(), rows.toString());
-        assertEquals("POSTGRESQL", rows.get(0).param("storage"));
-        assertTrue(rows.get(0).tally().won() > 0, rows.get(0).key());
+        assertEquals(Storage.POSTGRESQL, rows.get(0).storage());
+        assertTrue(rows.get(0).tally().won() > 0, rows.get(0).key().label());
     }
 
     /** Sets the property in this JVM, as an embedding program would, then runs {@link BenchMain}. */

@@ -14,7 +14,7 @@ class TallyTest {
 
     private static String line(String iterationType, int iteration, int thread, long won, long failed, long start, long end) {
         return "{\"benchmark\":\"dev.leaselab.bench.ClaimBenchmark.hotJob\",\"mode\":\"thrpt\","
-                + "\"params\":{\"strategy\":\"S\",\"storage\":\"WAL_NORMAL\"},\"threads\":2,\"thread\":" + thread
+                + "\"params\":{\"strategy\":\"IMMEDIATE\",\"storage\":\"WAL_NORMAL\"},\"threads\":2,\"thread\":" + thread
                 + ",\"pid\":7,\"iterationType\":\"" + iterationType + "\",\"iteration\":" + iteration + ",\"won\":" + won
                 + ",\"lost\":1,\"refused\":0,\"failed\":" + failed + ",\"refills\":0,\"startNanos\":" + start
                 + ",\"endNanos\":" + end + "}";
@@ -31,7 +31,7 @@ class TallyTest {
                 // iteration 2: one thread did everything
                 line("measurement", 2, 0, 40, 0, 2_000_000_000L, 3_000_000_000L),
                 line("measurement", 2, 1, 0, 0, 2_000_000_000L, 3_000_000_000L)));
-        Map<String, BenchResults.Tally> tallies = BenchResults.readTally(file);
+        Map<ForkKey, BenchResults.Tally> tallies = BenchResults.readTally(file);
         assertEquals(1, tallies.size());
         BenchResults.Tally t = tallies.values().iterator().next();
         assertEquals(80, t.won(), "warmup iterations are left out");

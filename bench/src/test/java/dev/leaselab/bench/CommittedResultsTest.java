@@ -1,0 +1,63 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.bench.GateStatistics.Verdict;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The results folders committed under {@code results/} are the baselines that later runs are
+ * gated against, so every build must still read them, join their tallies and pair their rows as
+ * the gate did when they were written. The counts below are what {@code BenchMain compare} printed
+ * on them before the fork key was a type of its own.
+ */
+class CommittedResultsTest {
+
+    private static final Path RESULTS = Path.of("..", "results");
+    private final GateStatistics stats = GateStatistics.defaults();
+
+    @ParameterizedTest
+    @CsvSource({
+        "baseline-full-20261201-ref, 486, 65, 421",
+        "20261201-025805-quick, 65, 8, 57",
+        "example-quick-under-load, 59, 1, 58",
+        "trial-full-walfull-t8-under-load, 7, 0, 7",
+    })
+    void aCommittedRunLoadsWithEveryTallyAndComparedWithItselfNothingMoves(String folder, int rows, int unchanged,
+                                                                            int inconclusive) {
+        Path run = RESULTS.resolve(folder);
+        assertTrue(Files.isDirectory(run), run.toAbsolutePath() + " is missing");
+        List<BenchResults.Row> loaded = BenchResults.load(run);
+        assertEquals(rows, loaded.size());
+        loaded.forEach(r -> assertTrue(r.tally() != null && r.tally().iterations() > 0, "no tally joined to " + r.key().label()));
+        Gate.Outcome self = Gate.compare(loaded, loaded, stats);
+        assertEquals(rows, self.lines().size());
+        assertEquals(0, self.count(Verdict.REGRESSED) + self.count(Verdict.IMPROVED));
+        assertEquals(unchanged, self.count(Verdict.UNCHANGED));
+        assertEquals(inconclusive, self.count(Verdict.INCONCLUSIVE));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "20261201-025805-quick, baseline-full-20261201-ref, 65, 4, 13, 0, 48, 0, 421",
+        "example-quick-under-load, 20261201-025805-quick, 45, 0, 0, 0, 45, 14, 20",
+    })
+    void twoCommittedRunsArePairedAndJudgedAsBefore(String baseline, String current, int compared, int regressed,
+                                                    int improved, int unchanged, int inconclusive, int onlyInBaseline,
+                                                    int onlyInCurrent) {
+        Gate.Outcome o = Gate.compare(BenchResults.load(RESULTS.resolve(baseline)), BenchResults.load(RESULTS.resolve(current)),
+                stats);
+        assertEquals(compared, o.lines().size());
+        assertEquals(regressed, o.count(Verdict.REGRESSED));
+        assertEquals(improved, o.count(Verdict.IMPROVED));
+        assertEquals(unchanged, o.count(Verdict.UNCHANGED));
+        assertEquals(inconclusive, o.count(Verdict.INCONCLUSIVE));
+        assertEquals(onlyInBaseline, o.onlyInBaseline().size());
+        assertEquals(onlyInCurrent, o.onlyInCurrent().size());
+    }
+}

@@ -1,8 +1,6 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.LeaseStoreException;
-import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -87,17 +85,6 @@ public class ClaimBenchmark {
     private long claim(Outcomes o, String job) {
         o.mark();
         double now = clock.getAndIncrement() * TTL;
-        try {
-            OptionalLong fence = store.claim(job, o.owner(), now, TTL);
-            if (fence.isPresent()) {
-                o.won++;
-                return fence.getAsLong();
-            }
-            o.lost++;
-            return -1;
-        } catch (LeaseStoreException e) {
-            o.failed++;
-            return -2;
-        }
+        return o.claimed(() -> store.claim(job, o.owner(), now, TTL));
     }
 }

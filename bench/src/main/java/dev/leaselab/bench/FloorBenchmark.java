@@ -85,17 +85,6 @@ public class FloorBenchmark {
     @Benchmark
     public int update(Writer writer, Outcomes o) {
         o.mark();
-        try {
-            int changed = writer.update.executeUpdate();
-            if (changed == 1) {
-                o.won++;
-            } else {
-                o.refused++;
-            }
-            return changed;
-        } catch (SQLException e) {
-            o.failed++;
-            return -1;
-        }
+        return o.updated(writer.update::executeUpdate);
     }
 }

@@ -1,13 +1,16 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.lease.LeaseStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
@@ -167,5 +170,136 @@ public class Outcomes {
 
     String owner() {
         return owner;
+    }
+
+    // The classification: every benchmark runs its operation through claimed, accepted, cycled or
+    // updated, the one place that decides which counter an outcome lands in (AccountingTest forces
+    // each outcome on a real store and checks the counters, and runs broken variants of these
+    // methods through the same check as its negative control). Only LeaseStoreException (for the
+    // floor, SQLException) is failed: any other exception is a bug in the benchmark or the store,
+    // not a measurement, so it propagates and JMH fails the fork. Package-private and with
+    // arguments, so JMH does not take them for counters.
+
+    /** What {@link #claimed} returns for a lost claim; fences are positive. */
+    static final long LOST = -1;
+    /** What {@link #claimed} returns for a failed claim. */
+    static final long FAILED = -2;
+
+    /** A store call that claims: a fence, or empty when the lease is held. */
+    @FunctionalInterface
+    interface ClaimCall {
+        OptionalLong call();
+    }
+
+    /** A store call answered true (accepted) or false (refused), such as renew or complete. */
+    @FunctionalInterface
+    interface BooleanCall {
+        boolean call();
+    }
+
+    /** The rest of a worker cycle after its claim, given the claim's fence. */
+    @FunctionalInterface
+    interface FencedCall {
+        boolean call(long fence);
+    }
+
+    /** A plain JDBC update: the number of rows it changed. */
+    @FunctionalInterface
+    interface UpdateCall {
+        int call() throws SQLException;
+    }
+
+    /**
+     * Runs a claim: a fence is {@code won}, empty is {@code lost}, a {@link LeaseStoreException}
+     * is {@code failed}.
+     *
+     * @return the fence, or {@link #LOST} or {@link #FAILED} (JMH consumes it, so the call is not dead code)
+     */
+    long claimed(ClaimCall claim) {
+        OptionalLong fence;
+        try {
+            fence = claim.call();
+        } catch (LeaseStoreException e) {
+            failed++;
+            return FAILED;
+        }
+        if (fence.isPresent()) {
+            won++;
+            return fence.getAsLong();
+        }
+        lost++;
+        return LOST;
+    }
+
+    /**
+     * Runs a renew or complete: true is {@code won}, false is {@code refused}, a
+     * {@link LeaseStoreException} is {@code failed}.
+     *
+     * @return whether the store accepted it
+     */
+    boolean accepted(BooleanCall call) {
+        boolean accepted;
+        try {
+            accepted = call.call();
+        } catch (LeaseStoreException e) {
+            failed++;
+            return false;
+        }
+        if (accepted) {
+            won++;
+        } else {
+            refused++;
+        }
+        return accepted;
+    }
+
+    /**
+     * Runs a worker cycle, one outcome for the whole job: an empty claim is {@code lost}; else
+     * {@code rest} true is {@code won} and false {@code refused}; a {@link LeaseStoreException} in
+     * the claim or the rest is {@code failed}.
+     *
+     * @return whether the job was finished
+     */
+    boolean cycled(ClaimCall claim, FencedCall rest) {
+        boolean finished;
+        try {
+            OptionalLong fence = claim.call();
+            if (fence.isEmpty()) {
+                lost++;
+                return false;
+            }
+            finished = rest.call(fence.getAsLong());
+        } catch (LeaseStoreException e) {
+            failed++;
+            return false;
+        }
+        if (finished) {
+            won++;
+        } else {
+            refused++;
+        }
+        return finished;
+    }
+
+    /**
+     * Runs the floor's update: one row changed is {@code won}, any other count {@code refused}, a
+     * {@link SQLException} (busy past the timeout) {@code failed}.
+     *
+     * @return the rows changed, or -1 when it failed
+     */
+    int updated(UpdateCall update) {
+        int changed;
+        try {
+            changed = update.call();
+        } catch (SQLException e) {
+            failed++;
+            return -1;
+        }
+        if (changed == 1) {
+            won++;
+        } else {
+            refused++;
+        }
+        return changed;
     }
 }

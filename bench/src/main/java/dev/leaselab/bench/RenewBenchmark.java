@@ -1,7 +1,6 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.LeaseStoreException;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -59,16 +58,6 @@ public class RenewBenchmark {
     @Benchmark
     public boolean renew(Lease lease, Outcomes o) {
         o.mark();
-        try {
-            if (lease.store.renew(lease.job, o.owner(), lease.fence, NOW, TTL)) {
-                o.won++;
-                return true;
-            }
-            o.refused++;
-            return false;
-        } catch (LeaseStoreException e) {
-            o.failed++;
-            return false;
-        }
+        return o.accepted(() -> lease.store.renew(lease.job, o.owner(), lease.fence, NOW, TTL));
     }
 }

@@ -1,8 +1,6 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.LeaseStoreException;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,22 +46,7 @@ public class WorkerCycleBenchmark {
         o.mark();
         String job = fresh.take(o);
         LeaseStore store = fresh.store();
-        try {
-            OptionalLong fence = store.claim(job, o.owner(), NOW, TTL);
-            if (fence.isEmpty()) {
-                o.lost++;
-                return false;
-            }
-            if (store.renew(job, o.owner(), fence.getAsLong(), NOW, TTL)
-                    && store.complete(job, o.owner(), fence.getAsLong(), NOW, "ok")) {
-                o.won++;
-                return true;
-            }
-            o.refused++;
-            return false;
-        } catch (LeaseStoreException e) {
-            o.failed++;
-            return false;
-        }
+        return o.cycled(() -> store.claim(job, o.owner(), NOW, TTL),
+                fence -> store.renew(job, o.owner(), fence, NOW, TTL) && store.complete(job, o.owner(), fence, NOW, "ok"));
     }
 }

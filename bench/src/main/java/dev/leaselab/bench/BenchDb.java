@@ -26,6 +26,8 @@ abstract sealed class BenchDb implements AutoCloseable permits SqliteBenchDb, Po
      * is not a strategy and nothing in the shipped jar implements it.
      */
     static final String DECORATOR_PROPERTY = "leaselab.bench.decorator";
+    /** Passed to the decorator's forks with {@link #DECORATOR_PROPERTY}: the decorator may use it to pick the stores it changes. */
+    static final String DECORATOR_ONLY_PROPERTY = DECORATOR_PROPERTY + ".only";
 
     static final Duration SETUP_BUSY_TIMEOUT = Duration.ofMinutes(1);
 

@@ -190,11 +190,29 @@ public final class BenchMain implements Callable<Integer> {
         @Option(names = "--raw", description = "compare the raw scores, not the scores divided by the machine reference "
                 + "measured around each iteration (runs without a reference are always compared raw)")
         boolean raw;
+        @Option(names = "--force", description = "compare even if the runs were not measured alike (another profile, "
+                + "other settings or thread counts, another SQLite or PostgreSQL version)")
+        boolean force;
 
         @Override
         public Integer call() throws IOException {
             GateStatistics stats = new GateStatistics(threshold, confidence, resamples, 42);
-            Gate.Outcome outcome = Gate.compare(BenchResults.load(baseline), BenchResults.load(current), stats, !raw);
+            Gate.Run base = Gate.Run.load(baseline);
+            Gate.Run cur = Gate.Run.load(current);
+            List<String> differences = Gate.differences(base.environment(), cur.environment());
+            if (!differences.isEmpty()) {
+                java.io.PrintWriter err = spec.commandLine().getErr();
+                err.println((force ? "warning" : "error") + ": " + baseline + " and " + current
+                        + " were not measured alike" + (force ? " (compared anyway: --force)" : "") + ":");
+                differences.forEach(d -> err.println("  " + d));
+                if (!force) {
+                    err.println("Compare runs of one profile on one machine setup, or pass --force.");
+                    err.flush();
+                    return ERROR;
+                }
+                err.flush();
+            }
+            Gate.Outcome outcome = Gate.compare(base, cur, stats, !raw);
             String md = Gate.markdown(outcome, baseline.toString(), current.toString());
             spec.commandLine().getOut().print(md);
             spec.commandLine().getOut().flush();

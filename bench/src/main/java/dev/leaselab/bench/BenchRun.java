@@ -119,18 +119,19 @@ final class BenchRun {
     record Outcome(Path folder, List<ForkKey> failedForks) {}
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
+        Profile.Timing timing = step.timingIn(profile);
         ChainedOptionsBuilder b = new OptionsBuilder()
                 .include("^" + Pattern.quote(step.benchmark().jmhName()) + "$")
                 .mode(step.mode())
                 .timeUnit(step.mode() == Mode.Throughput ? TimeUnit.SECONDS : TimeUnit.MICROSECONDS)
                 .threads(step.threads())
-                .forks(profile.forks())
-                .warmupIterations(profile.warmupIterations())
-                .warmupTime(TimeValue.milliseconds(profile.warmupMillis()))
-                .measurementIterations(profile.measurementIterations())
-                .measurementTime(TimeValue.milliseconds(profile.measurementMillis()))
+                .forks(timing.forks())
+                .warmupIterations(timing.warmupIterations())
+                .warmupTime(TimeValue.milliseconds(timing.warmupMillis()))
+                .measurementIterations(timing.measurementIterations())
+                .measurementTime(TimeValue.milliseconds(timing.measurementMillis()))
                 .shouldFailOnError(false)
-                .addProfiler(MachineReference.class, "millis=" + profile.referenceMillis())
+                .addProfiler(MachineReference.class, "millis=" + Profile.referenceMillis(timing))
                 .param(ForkKey.STORAGE, step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.hasStrategy()) {
             b.param(ForkKey.STRATEGY, step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
@@ -140,6 +141,10 @@ final class BenchRun {
         String decorator = System.getProperty(BenchDb.DECORATOR_PROPERTY);
         if (decorator != null) {
             jvmArgs.add("-D" + BenchDb.DECORATOR_PROPERTY + "=" + decorator);
+            String only = System.getProperty(BenchDb.DECORATOR_ONLY_PROPERTY);
+            if (only != null) {
+                jvmArgs.add("-D" + BenchDb.DECORATOR_ONLY_PROPERTY + "=" + only);
+            }
         }
         // The forks inherit the environment (LEASELAB_POSTGRES_URL) and this JVM's command line, but
         // not a property that this JVM set itself (a test, a program that embeds the runner).
@@ -156,7 +161,7 @@ final class BenchRun {
         // three lines of warnings into the console for every fork.
         jvmArgs.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
         b.jvmArgsAppend(jvmArgs.toArray(String[]::new));
-        if (profile.forks() == 0) {
+        if (timing.forks() == 0) {
             // In-process (tests only): the tally property must be visible to this JVM.
             System.setProperty(Outcomes.TALLY_PROPERTY, tally.toString());
         }

@@ -11,6 +11,8 @@ import java.util.stream.Collectors;
  */
 enum BenchmarkId {
     CLAIM_HOT(ClaimBenchmark.class, "hotJob", true),
+    /** The hot-job claim and the floor in alternating slices of one fork ({@link PairedClaimBenchmark}). */
+    PAIRED(PairedClaimBenchmark.class, "slice", true),
     CLAIM_MANY(ClaimBenchmark.class, "manyJobs", true),
     RENEW(RenewBenchmark.class, "renew", true),
     COMPLETE(CompleteBenchmark.class, "complete", true),

@@ -48,7 +48,7 @@ final class Charts {
         for (Storage storage : storages(rows)) {
             List<Row> inStorage = thrpt.stream().filter(r -> r.storage() == storage).toList();
             for (BenchmarkId benchmark : benchmarks(inStorage)) {
-                if (benchmark == BenchmarkId.FLOOR) {
+                if (benchmark == BenchmarkId.FLOOR || benchmark == BenchmarkId.PAIRED) {
                     continue;
                 }
                 List<Row> b = inStorage.stream().filter(r -> r.benchmark() == benchmark).toList();

@@ -1,7 +1,11 @@
 package dev.leaselab.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.leaselab.bench.GateStatistics.Comparison;
 import dev.leaselab.bench.GateStatistics.Verdict;
+import dev.leaselab.bench.PairedRatios.Measure;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,8 +23,100 @@ import java.util.Map;
  * a machine whose SQLite speed switches by 30%. The {@code machine} column shows how much the
  * reference itself moved between the runs: a change of SQLite (or of the machine) moves it, and
  * with it the floor rows' raw scores. {@code byReference = false} compares the raw scores.
+ *
+ * <p>Rows of {@link PairedClaimBenchmark} are compared by their paired ratios instead (x floor at
+ * one thread and at all threads, {@link PairedRatios}): the per-group ratios of the baseline
+ * against those of the current run. Their JMH score, which mixes the slices, is not compared.
+ *
+ * <p>A CI job fails on one red row, so what must be controlled is the chance that any row of a run
+ * turns red when nothing changed: every row's rank-test p-value goes through Holm's correction
+ * ({@link Holm}) at the family-wise rate {@code 1 - confidence}, and a row is {@code REGRESSED}
+ * (or {@code IMPROVED}) only if it is significant after the correction, its ratio is beyond the
+ * noise threshold and its interval excludes 1. The verdict prints the rate it was calibrated to.
+ *
+ * <p>Two runs are compared only if they were measured alike ({@link #differences}): the same
+ * profile and settings (forks, iterations, steps and so thread counts, busy timeout) and the same
+ * SQLite and PostgreSQL versions; otherwise the comparison is refused, naming what differs.
  */
 final class Gate {
+
+    /**
+     * One run as the gate reads it.
+     *
+     * @param rows JMH's rows, with their tallies
+     * @param paired the paired rows, from the tally
+     * @param environment its environment.json, or null for a bare JMH JSON file
+     */
+    record Run(List<BenchResults.Row> rows, Map<ForkKey, PairedRatios.Row> paired, JsonNode environment) {
+
+        /** Reads a results folder, or a JMH JSON file (which has no paired rows and no environment). */
+        static Run load(Path path) {
+            List<BenchResults.Row> rows = BenchResults.load(path);
+            if (!Files.isDirectory(path)) {
+                return new Run(rows, Map.of(), null);
+            }
+            Path env = path.resolve("environment.json");
+            return new Run(rows, PairedRatios.read(path.resolve(BenchResults.TALLY)),
+                    Files.isRegularFile(env) ? Json.read(env) : null);
+        }
+    }
+
+    /** The settings of environment.json that two compared runs must share: what was measured, and how. */
+    static final List<String> SETTINGS = List.of("profile", "forks", "warmupIterations", "warmupMillis",
+            "measurementIterations", "measurementMillis", "busyTimeoutMillis", "steps");
+
+    /**
+     * What makes two runs incomparable: each difference as text, empty if they were measured alike.
+     * The profile's settings, the steps (and so thread counts and storages), and the versions of
+     * SQLite and PostgreSQL; a run without an environment cannot be checked and is said so.
+     */
+    static List<String> differences(JsonNode baseline, JsonNode current) {
+        List<String> out = new ArrayList<>();
+        if (baseline == null || current == null) {
+            out.add("no environment.json in " + (baseline == null ? "the baseline" : "the current run")
+                    + ": cannot check that both were measured alike");
+            return out;
+        }
+        for (String key : SETTINGS) {
+            JsonNode a = baseline.path("settings").path(key);
+            JsonNode b = current.path("settings").path(key);
+            if (!a.equals(b)) {
+                out.add("settings." + key + ": " + a + " in the baseline, " + b + " now");
+            }
+        }
+        for (String key : List.of("sqliteVersion", "sqliteJdbcVersion")) {
+            if (!baseline.path(key).equals(current.path(key))) {
+                out.add(key + ": " + baseline.path(key) + " in the baseline, " + current.path(key) + " now");
+            }
+        }
+        JsonNode pgA = baseline.path("postgresql").path("serverVersion");
+        JsonNode pgB = current.path("postgresql").path("serverVersion");
+        if (!pgA.equals(pgB)) {
+            out.add("postgresql.serverVersion: " + pgA + " in the baseline, " + pgB + " now");
+        }
+        return out;
+    }
+
+    /**
+     * One compared paired row: a strategy on a storage, by one of its paired ratios.
+     *
+     * @param baseline the baseline's median ratio and interval
+     * @param current the current run's
+     */
+    record PairedLine(ForkKey key, Measure measure, PairedRatios.Estimate baseline, PairedRatios.Estimate current,
+                      String failures, Comparison comparison) {
+
+        String label() {
+            return key.strategy() + " on " + key.storage() + ", " + switch (measure) {
+                case X_FLOOR_ONE -> "x floor at 1 thread";
+                case X_FLOOR_ALL -> "x floor at " + key.threads() + " threads";
+                case SCALING -> key.threads() + " / 1 threads";
+            };
+        }
+    }
+
+    /** The paired ratios the gate judges: the strategy against its floor, at one thread and at all. */
+    static final List<Measure> GATED = List.of(Measure.X_FLOOR_ONE, Measure.X_FLOOR_ALL);
 
     /**
      * One compared row.
@@ -44,8 +140,8 @@ final class Gate {
      * @param onlyInBaseline forks measured in the baseline but not in the current run
      * @param onlyInCurrent forks measured only in the current run
      */
-    record Outcome(List<Line> lines, Comparison geomean, List<ForkKey> onlyInBaseline, List<ForkKey> onlyInCurrent,
-                   double threshold) {
+    record Outcome(List<Line> lines, List<PairedLine> paired, Comparison geomean, List<ForkKey> onlyInBaseline,
+                   List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate) {
 
         /**
          * Whether any row regressed: the gate fails. The geomean's verdict is shown but does not
@@ -53,11 +149,17 @@ final class Gate {
          * runs moves every row the same way, which the geomean would add up into a false alarm.
          */
         boolean regressed() {
-            return lines.stream().anyMatch(l -> l.comparison().verdict() == Verdict.REGRESSED);
+            return count(Verdict.REGRESSED) > 0;
         }
 
         long count(Verdict v) {
-            return lines.stream().filter(l -> l.comparison().verdict() == v).count();
+            return lines.stream().filter(l -> l.comparison().verdict() == v).count()
+                    + paired.stream().filter(l -> l.comparison().verdict() == v).count();
+        }
+
+        /** How many rows were tested together, and so share the family-wise rate. */
+        int tested() {
+            return lines.size() + paired.size();
         }
     }
 
@@ -70,12 +172,19 @@ final class Gate {
 
     static Outcome compare(List<BenchResults.Row> baseline, List<BenchResults.Row> current, GateStatistics stats,
                            boolean byReference) {
-        Map<ForkKey, BenchResults.Row> base = index(baseline);
-        Map<ForkKey, BenchResults.Row> cur = index(current);
+        return compare(new Run(baseline, Map.of(), null), new Run(current, Map.of(), null), stats, byReference);
+    }
+
+    static Outcome compare(Run baseline, Run current, GateStatistics stats, boolean byReference) {
+        Map<ForkKey, BenchResults.Row> base = index(baseline.rows());
+        Map<ForkKey, BenchResults.Row> cur = index(current.rows());
         List<Line> lines = new ArrayList<>();
         List<ForkKey> onlyBase = new ArrayList<>();
         List<ForkKey> onlyCur = new ArrayList<>();
         for (Map.Entry<ForkKey, BenchResults.Row> e : base.entrySet()) {
+            if (e.getKey().benchmark() == BenchmarkId.PAIRED) {
+                continue;
+            }
             BenchResults.Row c = cur.get(e.getKey());
             if (c == null) {
                 onlyBase.add(e.getKey());
@@ -96,12 +205,58 @@ final class Gate {
                     failed(b) + "/" + failed(c), machine, cmp));
         }
         for (ForkKey k : cur.keySet()) {
-            if (!base.containsKey(k)) {
+            if (!base.containsKey(k) && k.benchmark() != BenchmarkId.PAIRED) {
                 onlyCur.add(k);
             }
         }
-        Comparison geomean = stats.geomean(lines.stream().map(Line::comparison).toList());
-        return new Outcome(lines, geomean, onlyBase, onlyCur, stats.threshold());
+        List<PairedLine> paired = new ArrayList<>();
+        baseline.paired().forEach((key, b) -> {
+            PairedRatios.Row c = current.paired().get(key);
+            if (c == null) {
+                onlyBase.add(key);
+                return;
+            }
+            for (Measure m : GATED) {
+                paired.add(new PairedLine(key, m, b.estimate(m), c.estimate(m),
+                        b.failed(PairedClaimBenchmark.Slice.CLAIM_ALL) + "/" + c.failed(PairedClaimBenchmark.Slice.CLAIM_ALL),
+                        stats.compare(b.ratios(m), c.ratios(m), true)));
+            }
+        });
+        current.paired().keySet().stream().filter(k -> !baseline.paired().containsKey(k)).forEach(onlyCur::add);
+
+        // Holm over every row tested: a verdict stands only if its row is significant for the family.
+        double familyWise = 1 - stats.confidence();
+        double[] p = new double[lines.size() + paired.size()];
+        for (int i = 0; i < lines.size(); i++) {
+            p[i] = lines.get(i).comparison().pValue();
+        }
+        for (int i = 0; i < paired.size(); i++) {
+            p[lines.size() + i] = paired.get(i).comparison().pValue();
+        }
+        boolean[] significant = Holm.significant(p, familyWise);
+        List<Line> judged = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            Line l = lines.get(i);
+            judged.add(new Line(l.key(), l.unit(), l.baseline(), l.current(), l.baselineN(), l.currentN(), l.failures(),
+                    l.machine(), forFamily(l.comparison(), significant[i])));
+        }
+        List<PairedLine> judgedPaired = new ArrayList<>();
+        for (int i = 0; i < paired.size(); i++) {
+            PairedLine l = paired.get(i);
+            judgedPaired.add(new PairedLine(l.key(), l.measure(), l.baseline(), l.current(), l.failures(),
+                    forFamily(l.comparison(), significant[lines.size() + i])));
+        }
+        Comparison geomean = stats.geomean(judged.stream().map(Line::comparison).toList());
+        return new Outcome(judged, judgedPaired, geomean, onlyBase, onlyCur, stats.threshold(), familyWise);
+    }
+
+    /** A row's verdict once the family is accounted for: a change not significant for the family is not called. */
+    private static Comparison forFamily(Comparison c, boolean significantForTheFamily) {
+        boolean called = c.verdict() == Verdict.REGRESSED || c.verdict() == Verdict.IMPROVED;
+        if (!called || significantForTheFamily) {
+            return c;
+        }
+        return new Comparison(c.ratio(), c.low(), c.high(), c.pValue(), Verdict.INCONCLUSIVE, c.replicates());
     }
 
     /**
@@ -138,6 +293,28 @@ final class Gate {
     static String markdown(Outcome o, String baselineName, String currentName) {
         StringBuilder md = new StringBuilder();
         md.append("## Benchmark gate: ").append(o.regressed() ? "REGRESSED" : "passed").append("\n\n");
+        md.append(String.format(Locale.ROOT, "Calibrated to a family-wise false-alarm rate of %.0f%% over the %d rows "
+                        + "tested (Holm's correction of every row's rank test); a row is flagged only if it is also "
+                        + "beyond the %.0f%% noise threshold with its interval excluding 1.%n%n",
+                o.familyWiseRate() * 100, o.tested(), o.threshold() * 100));
+        if (!o.paired().isEmpty()) {
+            md.append("### Paired ratios (the strategy against its floor, measured in alternating slices of one fork)\n\n");
+            md.append("| row | baseline [95% CI] | current [95% CI] | change | 95% CI | p (U test) | pairs | failed | verdict |\n");
+            md.append("|---|---|---|---:|---|---:|---|---|---|\n");
+            for (PairedLine l : o.paired()) {
+                Comparison c = l.comparison();
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3f | [%.3f, %.3f] | %s | %d/%d | %s | %s |%n",
+                        l.label(), estimate(l.baseline()), estimate(l.current()), c.ratio(), c.low(), c.high(),
+                        Double.isNaN(c.pValue()) ? "-" : String.format(Locale.ROOT, "%.3g", c.pValue()),
+                        l.baseline().pairs(), l.current().pairs(), l.failures(), mark(c.verdict())));
+            }
+            md.append('\n');
+            if (o.lines().isEmpty()) {
+                appendOnlyIn(md, o);
+                return md.toString();
+            }
+            md.append("### JMH scores\n\n");
+        }
         md.append(String.format(Locale.ROOT,
                 "Baseline `%s`, current `%s`. Speed ratio > 1 is faster (direction from the unit); "
                         + "95%% bootstrap interval of the ratio of medians of the iteration scores, each divided by the "
@@ -163,13 +340,21 @@ final class Gate {
         Comparison g = o.geomean();
         md.append(String.format(Locale.ROOT, "| **geomean** (%d rows) | | | | | | **%.3f** | [%.3f, %.3f] | | | | %s |%n",
                 o.lines().size(), g.ratio(), g.low(), g.high(), mark(g.verdict())));
+        appendOnlyIn(md, o);
+        return md.toString();
+    }
+
+    private static void appendOnlyIn(StringBuilder md, Outcome o) {
         if (!o.onlyInBaseline().isEmpty()) {
             md.append("\nOnly in the baseline (not compared): ").append(labels(o.onlyInBaseline())).append('\n');
         }
         if (!o.onlyInCurrent().isEmpty()) {
             md.append("\nOnly in the current run (not compared): ").append(labels(o.onlyInCurrent())).append('\n');
         }
-        return md.toString();
+    }
+
+    private static String estimate(PairedRatios.Estimate e) {
+        return String.format(Locale.ROOT, "%.3f [%.3f, %.3f]", e.median(), e.low(), e.high());
     }
 
     private static String labels(List<ForkKey> keys) {

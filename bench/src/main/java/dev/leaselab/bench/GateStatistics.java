@@ -87,6 +87,10 @@ final class GateStatistics {
         return threshold;
     }
 
+    double confidence() {
+        return confidence;
+    }
+
     /** Compares raw scores; {@code higherIsBetter} comes from the score unit. */
     Comparison compare(double[] baseline, double[] current, boolean higherIsBetter) {
         if (baseline.length == 0 || current.length == 0) {

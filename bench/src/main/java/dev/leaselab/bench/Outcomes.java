@@ -55,6 +55,13 @@ public class Outcomes {
 
     private static final Object TALLY_LOCK = new Object();
 
+    /**
+     * The slice the current iteration runs, for a benchmark that alternates slices within a fork
+     * ({@link PairedClaimBenchmark}); null for every other benchmark. A fork runs one benchmark,
+     * and the slice changes only between iterations, so one field for the JVM suffices.
+     */
+    static volatile String slice;
+
     public long won;
     public long lost;
     public long refused;
@@ -133,6 +140,10 @@ public class Outcomes {
         line.put("pid", ProcessHandle.current().pid());
         line.put("iterationType", warmup ? "warmup" : "measurement");
         line.put("iteration", index);
+        String currentSlice = slice;
+        if (currentSlice != null) {
+            line.put("slice", currentSlice);
+        }
         line.put("won", won);
         line.put("lost", lost);
         line.put("refused", refused);

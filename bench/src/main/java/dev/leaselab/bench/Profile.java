@@ -4,6 +4,7 @@ import static dev.leaselab.bench.BenchmarkId.CLAIM_HOT;
 import static dev.leaselab.bench.BenchmarkId.COMPLETE;
 import static dev.leaselab.bench.BenchmarkId.CYCLE;
 import static dev.leaselab.bench.BenchmarkId.FLOOR;
+import static dev.leaselab.bench.BenchmarkId.PAIRED;
 import static dev.leaselab.bench.BenchmarkId.RENEW;
 
 import dev.leaselab.lease.LockingStrategy;
@@ -65,8 +66,12 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
 
-    /** The benchmarks whose strategy parameter is a {@link LockingStrategy}; the floor has none. */
-    static final List<BenchmarkId> STORE_BENCHMARKS = Arrays.stream(BenchmarkId.values()).filter(BenchmarkId::hasStrategy).toList();
+    /**
+     * The benchmarks whose strategy parameter is a {@link LockingStrategy} (the floor has none),
+     * measured one fork per strategy; the paired benchmark has steps of its own ({@link Step#paired}).
+     */
+    static final List<BenchmarkId> STORE_BENCHMARKS = Arrays.stream(BenchmarkId.values())
+            .filter(b -> b.hasStrategy() && b != PAIRED).toList();
 
     /**
      * One runner call, on one engine.
@@ -79,7 +84,24 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      *     strategy parameter, the strategies it is the reference of (the step is dropped when a
      *     filter leaves none of them)
      */
-    record Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+    record Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies,
+                Timing timing) {
+
+        /** A step with the profile's forks and iterations. */
+        Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
+            this(benchmark, mode, threads, storages, strategies, null);
+        }
+
+        /**
+         * The paired hot-job claim ({@link PairedClaimBenchmark}) at {@code threads}, with its own
+         * timing: one group of four 150 ms slices to warm up, then {@code groups} groups, in each of
+         * {@code forks} forks. Slices this short are the point: a pair must share its CPU.
+         */
+        static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
+            int slice = 150;
+            return new Step(PAIRED, Mode.Throughput, threads, storages, strategies,
+                    new Timing(forks, PairedClaimBenchmark.GROUP, slice, groups * PairedClaimBenchmark.GROUP, slice));
+        }
 
         Step {
             storages = List.copyOf(storages);
@@ -100,6 +122,16 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                             + ") cannot run on storages " + storages + " (" + engine + ")");
                 }
             }
+            if (benchmark == PAIRED && (timing == null || timing.warmupIterations() % PairedClaimBenchmark.GROUP != 0
+                    || timing.measurementIterations() % PairedClaimBenchmark.GROUP != 0)) {
+                throw new IllegalArgumentException(benchmark + ": needs its own timing, with warmup and measurement "
+                        + "iterations in whole groups of " + PairedClaimBenchmark.GROUP + ": " + timing);
+            }
+        }
+
+        /** The forks and iterations this step runs with: its own, or the profile's. */
+        Timing timingIn(Profile profile) {
+            return timing != null ? timing : profile.timing();
         }
 
         /** The engine all of this step's storages and strategies belong to. */
@@ -136,9 +168,36 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%-26s %-6s threads=%d storage=%s%s", benchmark, mode.shortLabel(), threads,
-                    storages, hasStrategy() ? " strategy=" + strategies : "");
+            return String.format(Locale.ROOT, "%-26s %-6s threads=%d storage=%s%s%s", benchmark, mode.shortLabel(), threads,
+                    storages, hasStrategy() ? " strategy=" + strategies : "", timing == null ? "" : " " + timing.describe());
         }
+    }
+
+    /**
+     * How a step's forks run: forks, then warmup and measurement iterations and their lengths.
+     * The paired steps carry their own; every other step runs with its profile's.
+     */
+    record Timing(int forks, int warmupIterations, int warmupMillis, int measurementIterations, int measurementMillis) {
+
+        /** Seconds one fork takes if nothing stalls, with the reference's windows around each iteration. */
+        double secondsPerFork(int referenceMillis) {
+            return (warmupIterations * warmupMillis + measurementIterations * measurementMillis
+                    + (warmupIterations + measurementIterations) * 2 * referenceMillis) / 1000.0 + FORK_OVERHEAD_SECONDS;
+        }
+
+        int iterations() {
+            return warmupIterations + measurementIterations;
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "forks=%d warmup=%dx%dms measurement=%dx%dms", forks, warmupIterations,
+                    warmupMillis, measurementIterations, measurementMillis);
+        }
+    }
+
+    /** The profile's own forks and iterations, which every step without its own timing runs with. */
+    Timing timing() {
+        return new Timing(forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis);
     }
 
     static Profile named(String name) {
@@ -166,7 +225,18 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                         steps.add(new Step(CLAIM_HOT, Mode.SampleTime, threads, Storage.of(engine), LockingStrategy.of(engine)));
                     }
                 }
+                // The headline ratios, paired: three forks of twelve groups, so that the report can
+                // show how far forks of one row disagree.
+                for (Engine engine : Engine.values()) {
+                    steps.add(Step.paired(8, Storage.of(engine), LockingStrategy.of(engine), 3, 12));
+                }
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps);
+            }
+            case "gate" -> {
+                // What a CI job runs: the paired hot-job claim of every SQLite strategy at 1 and 8
+                // threads on both WAL settings, in about two minutes on two cores.
+                steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 8));
+                return new Profile(name, 1, 1, 150, 4, 150, steps);
             }
             case "smoke" -> {
                 for (Engine engine : Engine.values()) {
@@ -174,7 +244,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 }
                 return new Profile(name, 1, 1, 100, 3, 100, steps);
             }
-            default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full or smoke)");
+            default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");
         }
     }
 
@@ -197,6 +267,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
+                steps.add(Step.paired(8, wal, strategies, 1, 8));
             }
             case POSTGRESQL -> {
                 List<Storage> pg = Storage.of(engine);
@@ -208,6 +279,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));
+                steps.add(Step.paired(8, pg, strategies, 1, 8));
             }
         }
         return steps;
@@ -223,6 +295,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, first));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, first));
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, first));
+                steps.add(Step.paired(2, walNormal, first, 1, 2));
             }
             case POSTGRESQL -> {
                 List<LockingStrategy> conditional = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);
@@ -235,6 +308,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** This profile with other fork and iteration settings; a value below zero keeps the profile's. */
     Profile with(int forks, int warmupIterations, int warmupMillis, int measurementIterations, int measurementMillis) {
+        // A paired step keeps its own iterations (whole groups of slices), but takes a fork count.
+        List<Step> steps = forks < 0 ? this.steps : this.steps.stream().map(s -> s.timing() == null ? s
+                : new Step(s.benchmark(), s.mode(), s.threads(), s.storages(), s.strategies(), new Timing(forks,
+                        s.timing().warmupIterations(), s.timing().warmupMillis(), s.timing().measurementIterations(),
+                        s.timing().measurementMillis()))).toList();
         return new Profile(name, forks >= 0 ? forks : this.forks,
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
@@ -259,14 +337,14 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             // The floor is kept only while a strategy it is the reference of is kept: filtering to
             // PostgreSQL strategies must not leave SQLite floors behind.
             if (!st.isEmpty() && !ls.isEmpty()) {
-                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls));
+                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing()));
             }
         }
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept);
     }
 
     int forkRuns() {
-        return steps.stream().mapToInt(Step::combinations).sum() * Math.max(1, forks);
+        return steps.stream().mapToInt(s -> s.combinations() * Math.max(1, s.timingIn(this).forks())).sum();
     }
 
     /** The forks of one engine's steps. */
@@ -284,28 +362,39 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      * between 10 and 50 ms, so that the reference adds at most a fifth to the measured time.
      */
     int referenceMillis() {
-        return Math.max(10, Math.min(MachineReference.DEFAULT_MILLIS, measurementMillis / 10));
+        return referenceMillis(timing());
+    }
+
+    static int referenceMillis(Timing timing) {
+        return Math.max(10, Math.min(MachineReference.DEFAULT_MILLIS, timing.measurementMillis() / 10));
     }
 
     /** Seconds the run should take if nothing stalls: iterations, the reference's windows and the measured per-fork overhead. */
     double estimatedSeconds() {
-        double perFork = (warmupIterations * warmupMillis + measurementIterations * measurementMillis
-                + (warmupIterations + measurementIterations) * 2 * referenceMillis()) / 1000.0
-                + FORK_OVERHEAD_SECONDS;
-        return forkRuns() * perFork;
+        double seconds = 0;
+        for (Step s : steps) {
+            Timing t = s.timingIn(this);
+            seconds += s.combinations() * Math.max(1, t.forks()) * t.secondsPerFork(referenceMillis(t));
+        }
+        return seconds;
     }
 
     /** Seconds the run may take if every contended fork on a SQLite FULL storage stalls in every iteration. */
     double worstCaseSeconds() {
-        int stallForks = 0;
+        return estimatedSeconds() + stallIterations() * STALL_SECONDS_PER_ITERATION;
+    }
+
+    /** The iterations that may stall: every iteration of a contended fork on a SQLite FULL storage. */
+    private long stallIterations() {
+        long iterations = 0;
         for (Step s : steps) {
             if (s.threads() > 1) {
                 long full = s.storages().stream().filter(Storage::sqliteFsyncsEveryCommit).count();
-                stallForks += (int) full * (s.hasStrategy() ? s.strategies().size() : 1);
+                Timing t = s.timingIn(this);
+                iterations += full * (s.hasStrategy() ? s.strategies().size() : 1) * Math.max(1, t.forks()) * t.iterations();
             }
         }
-        return estimatedSeconds()
-                + stallForks * Math.max(1, forks) * (warmupIterations + measurementIterations) * STALL_SECONDS_PER_ITERATION;
+        return iterations;
     }
 
     /** The settings as written into environment.json. */

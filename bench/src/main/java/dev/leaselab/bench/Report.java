@@ -63,9 +63,11 @@ final class Report {
         }
         List<Row> thrpt = rows.stream().filter(r -> r.mode() == Mode.Throughput).toList();
         List<Row> sample = rows.stream().filter(r -> r.mode() == Mode.SampleTime).toList();
+        md.append(paired(PairedRatios.read(folder.resolve(BenchResults.TALLY))));
         md.append(engines(thrpt, sample));
         Set<BenchmarkId> benchmarks = new LinkedHashSet<>();
-        thrpt.forEach(r -> benchmarks.add(r.benchmark()));
+        // The paired fork's JMH score mixes its slices: its results are the paired table above.
+        thrpt.stream().filter(r -> r.benchmark() != BenchmarkId.PAIRED).forEach(r -> benchmarks.add(r.benchmark()));
         for (BenchmarkId b : benchmarks) {
             md.append("## ").append(b).append("\n\n");
             md.append("| storage | strategy | threads | score (ops/s) | won/s wall | x floor (score) | x floor (wall) "
@@ -109,6 +111,55 @@ final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the report in " + folder, e);
         }
+    }
+
+    /**
+     * The paired table: every strategy against its floor, measured in alternating slices of one
+     * fork ({@link PairedClaimBenchmark}), so that the ratio does not move with the CPU a fork ran
+     * on. Rates are medians over the slices; ratios are medians over groups with a 95% bootstrap
+     * interval; with several forks, the range of the per-fork medians, and a warning when two
+     * forks' intervals do not overlap.
+     */
+    static String paired(Map<ForkKey, PairedRatios.Row> rows) {
+        if (rows.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## Paired: the hot-job claim against its floor\n\n");
+        md.append("""
+                Each fork alternates four 150 ms slices in a random order per group: the strategy's hot-job claim
+                and the floor's plain `UPDATE`, each with all threads and with one thread, on the same database and
+                the same threads. **x floor** is the median over groups of the claim's won/s over the floor's in the
+                same group, with its 95% bootstrap interval; **N / 1** is the claim at all threads over the claim at
+                one thread. These are the headline ratios: they compare slices a few hundred milliseconds apart, so
+                the CPU a fork lands on (this machine's two run SQLite about 30% apart) cancels out. Rates are the
+                median per-slice won/s. **forks** gives the range of the per-fork medians of x floor at all threads;
+                **disagree** marks a row whose forks' intervals do not overlap (beyond the noise).
+
+                """);
+        md.append("| storage | strategy | threads | claims/s, 1 | floor/s, 1 | x floor, 1 | claims/s, N | floor/s, N "
+                + "| x floor, N | N / 1 | groups | forks | failed, N |\n");
+        md.append("|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---|---:|\n");
+        List<ForkKey> keys = rows.keySet().stream().sorted(ForkKey.REPORT_ORDER).toList();
+        for (ForkKey k : keys) {
+            PairedRatios.Row r = rows.get(k);
+            int forks = r.byFork().size();
+            String forkText = forks < 2 ? "1"
+                    : String.format(Locale.ROOT, "%d: %s-%s%s", forks, ratio(r.forkRange(PairedRatios.Measure.X_FLOOR_ALL)[0]),
+                            ratio(r.forkRange(PairedRatios.Measure.X_FLOOR_ALL)[1]),
+                            java.util.Arrays.stream(PairedRatios.Measure.values()).anyMatch(r::forksDisagree) ? " **disagree**" : "");
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d |%n",
+                    k.storage(), k.strategy(), k.threads(),
+                    number(r.medianRate(PairedClaimBenchmark.Slice.CLAIM_ONE)), number(r.medianRate(PairedClaimBenchmark.Slice.FLOOR_ONE)),
+                    interval(r.estimate(PairedRatios.Measure.X_FLOOR_ONE)),
+                    number(r.medianRate(PairedClaimBenchmark.Slice.CLAIM_ALL)), number(r.medianRate(PairedClaimBenchmark.Slice.FLOOR_ALL)),
+                    interval(r.estimate(PairedRatios.Measure.X_FLOOR_ALL)), interval(r.estimate(PairedRatios.Measure.SCALING)),
+                    r.groups().size(), forkText, r.failed(PairedClaimBenchmark.Slice.CLAIM_ALL)));
+        }
+        return md.append('\n').toString();
+    }
+
+    private static String interval(PairedRatios.Estimate e) {
+        return e.pairs() == 0 ? "-" : String.format(Locale.ROOT, "%s [%s, %s]", ratio(e.median()), ratio(e.low()), ratio(e.high()));
     }
 
     private static String environment(JsonNode env) {

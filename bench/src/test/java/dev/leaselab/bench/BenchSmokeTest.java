@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,7 +84,7 @@ class BenchSmokeTest {
         String report = Files.readString(run.resolve("report.md"));
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);
-        int forks = postgresMeasured() ? 5 : 3;
+        int forks = postgresMeasured() ? 6 : 4;
         assertTrue(console.contains("[" + forks + "/" + forks), "progress lines are printed:\n" + console);
     }
 
@@ -103,7 +104,7 @@ class BenchSmokeTest {
 
     @Test
     void everyRowHasSamplesAndSaneCounters() {
-        List<BenchResults.Row> rows = BenchResults.load(run);
+        List<BenchResults.Row> rows = BenchResults.load(run).stream().filter(r -> r.benchmark() != BenchmarkId.PAIRED).toList();
         assertEquals(postgresMeasured() ? 5 : 3, rows.size(),
                 "SQLite: floor, claim throughput, claim latency; PostgreSQL: floor, claim throughput");
         for (BenchResults.Row r : rows) {
@@ -126,10 +127,29 @@ class BenchSmokeTest {
     }
 
     @Test
+    void thePairedForkAlternatesItsFourSlicesAndTheReportGivesItsRatios() throws IOException {
+        Map<ForkKey, PairedRatios.Row> paired = PairedRatios.read(run.resolve(BenchResults.TALLY));
+        assertEquals(1, paired.size(), paired.keySet().toString());
+        ForkKey key = paired.keySet().iterator().next();
+        assertEquals(LockingStrategy.IMMEDIATE, key.strategy());
+        PairedRatios.Row row = paired.get(key);
+        assertEquals(2, row.groups().size(), "smoke measures two groups of four slices");
+        for (PairedRatios.Group g : row.groups()) {
+            assertEquals(java.util.EnumSet.allOf(PairedClaimBenchmark.Slice.class), g.slices().keySet());
+            g.slices().forEach((slice, result) -> assertTrue(result.won() > 0 && result.seconds() > 0, slice + ": " + result));
+            assertTrue(g.xFloorAll() > 0 && g.xFloorOne() > 0 && g.scaling() > 0, g.toString());
+        }
+        String report = Files.readString(run.resolve("report.md"));
+        assertTrue(report.contains("## Paired: the hot-job claim against its floor"), report);
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |")), report);
+        assertFalse(report.contains("## PairedClaimBenchmark.slice"), "the paired fork's mixed JMH score is not tabled");
+    }
+
+    @Test
     void postgresIsMeasuredOnTheSameWorkWithItsOwnFloor() {
         requirePostgres();
         List<BenchResults.Row> pg = BenchResults.load(run).stream()
-                .filter(r -> r.storage() == Storage.POSTGRESQL).toList();
+                .filter(r -> r.storage() == Storage.POSTGRESQL && r.benchmark() != BenchmarkId.PAIRED).toList();
         assertEquals(2, pg.size(), pg.toString());
         BenchResults.Row floor = pg.stream().filter(r -> r.benchmark() == BenchmarkId.FLOOR).findFirst().orElseThrow();
         BenchResults.Row claim = pg.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT).findFirst().orElseThrow();

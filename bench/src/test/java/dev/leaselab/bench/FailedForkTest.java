@@ -34,7 +34,7 @@ class FailedForkTest {
         System.setProperty(BenchDb.DECORATOR_PROPERTY, FailingSetup.class.getName());
         try {
             code = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
-                    "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--output", results.toString(), "--run-id", "broken");
+                    "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--benchmarks", "FloorBenchmark.update,ClaimBenchmark.hotJob", "--output", results.toString(), "--run-id", "broken");
         } finally {
             System.clearProperty(BenchDb.DECORATOR_PROPERTY);
         }
@@ -57,7 +57,7 @@ class FailedForkTest {
 
         ByteArrayOutputStream again = new ByteArrayOutputStream();
         int resumed = BenchMain.execute(new PrintStream(again, true, StandardCharsets.UTF_8),
-                "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--output", results.toString(), "--run-id", "broken",
+                "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--benchmarks", "FloorBenchmark.update,ClaimBenchmark.hotJob", "--output", results.toString(), "--run-id", "broken",
                 "--resume");
         String resumeConsole = again.toString(StandardCharsets.UTF_8);
         assertEquals(0, resumed, resumeConsole);

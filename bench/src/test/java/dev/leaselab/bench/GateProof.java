@@ -1,167 +1,212 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.bench.GateStatistics.Comparison;
+import dev.leaselab.bench.GateStatistics.Verdict;
+import dev.leaselab.bench.PairedClaimBenchmark.Slice;
 import dev.leaselab.lease.LockingStrategy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.DoubleStream;
-import org.openjdk.jmh.annotations.Mode;
 
 /**
- * The gate's proof on real runs, not a unit test (with the arguments below it took 12 minutes
- * here): each try builds three runs, A, B with every store operation slowed by 25%
- * ({@link SlowedStore}), and A' (the same code as A), and asks the gate about A against A' (must
- * not regress) and A against B (must regress). {@code results/gate-proof.md} holds what it gave.
+ * The gate's proof on real runs of the {@code gate} profile, not a unit test (one gate run takes
+ * minutes). The runs alternate A, B1, A, B2, A, ...: every A is the same code; every B has one
+ * strategy's store slowed by 25% ({@link SlowedStore} with {@code leaselab.bench.decorator.only}),
+ * a different strategy each time. Try t compares the A before B_t with the A after it (A/A: no row
+ * may be flagged) and with B_t (the slowed strategy's rows must be flagged, and no other row). So
+ * each A serves two tries, and a try costs two gate runs instead of three.
  *
- * <p>Each run is made of {@code rounds} short forks, and the forks of A, B and A' are interleaved
- * in time (A1 B1 A'1 A2 B2 A'2 ...), so a change in the machine's other load hits all three runs
- * alike instead of landing on one of them; a gate fed with runs taken at different times inherits
- * the drift between them. The price: each run mixes forks from different moments, so its
- * iterations vary more. With {@code rounds = 1} it is the plain sequential design. Run from the
- * repository root after {@code mvn -B -pl bench verify} (the committed proof, sequential design,
- * SQLite's files in memory):
+ * <p>Every try is judged three ways on the same runs, which is how {@link MachineReference} is
+ * measured against the paired method:
+ * <ul>
+ *   <li><b>paired</b> (the gate): the strategy over its floor, per group of slices ({@link Gate});
+ *   <li><b>reference</b>: each claim slice's won/s divided by the machine reference timed around
+ *       that iteration (the old gate's method, applied to the same slices);
+ *   <li><b>raw</b>: each claim slice's won/s as it is.
+ * </ul>
+ * All three go through the same statistics and Holm's correction over the same 24 rows.
+ * Run from the repository root after {@code mvn -B -pl bench -am package -DskipTests} and
+ * {@code mvn -B -pl bench test-compile}:
  * <pre>
- * java -Djava.io.tmpdir=/dev/shm -cp bench/target/benchmarks.jar:bench/target/test-classes \
- *     dev.leaselab.bench.GateProof 20 /tmp/gate-proof results/gate-proof.md CONDITIONAL_UPDATE 1 2 8 1000
+ * java -cp bench/target/benchmarks.jar:bench/target/test-classes dev.leaselab.bench.GateProof 20 /tmp/gate-proof results/gate-proof.md
  * </pre>
- * Arguments: tries, a work folder for the result folders, the summary file, the strategies,
- * rounds (forks per run), warmup iterations, measurement iterations per fork, iteration time in ms.
+ * Arguments: tries, the work folder for the run folders, the summary file.
  */
 public final class GateProof {
 
     private GateProof() {}
 
+    /** How a try's rows are judged. */
+    enum Method { PAIRED, REFERENCE, RAW }
+
     public static void main(String[] args) throws Exception {
         int tries = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         Path work = Path.of(args.length > 1 ? args[1] : "/tmp/gate-proof");
         Path summary = Path.of(args.length > 2 ? args[2] : "gate-proof.md");
-        List<LockingStrategy> strategies = Arrays.stream((args.length > 3 ? args[3] : "CONDITIONAL_UPDATE").split(","))
-                .map(LockingStrategy::valueOf).toList();
-        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
-        int warmups = args.length > 5 ? Integer.parseInt(args[5]) : 1;
-        int iterations = args.length > 6 ? Integer.parseInt(args[6]) : 3;
-        int millis = args.length > 7 ? Integer.parseInt(args[7]) : 500;
-        Profile profile = new Profile("gate-proof", 1, warmups, millis, iterations, millis, List.of(
-                new Profile.Step(BenchmarkId.CLAIM_HOT, Mode.Throughput, 1, List.of(Storage.WAL_NORMAL), strategies)));
+        Profile profile = Profile.named("gate");
+        List<LockingStrategy> strategies = profile.steps().get(0).strategies();
         GateStatistics stats = GateStatistics.defaults();
         java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
-        List<String> lines = new ArrayList<>();
-        int aaRegressed = 0;
-        int slowCaught = 0;
-        int aaRegressedRaw = 0;
-        int slowCaughtRaw = 0;
         Instant started = Instant.now();
         String loadAtStart = loadAverage();
         Map<String, Object> environment = Environment.describe();
-        for (int t = 1; t <= tries; t++) {
-            List<Path> a = new ArrayList<>();
-            List<Path> b = new ArrayList<>();
-            List<Path> a2 = new ArrayList<>();
-            for (int r = 1; r <= rounds; r++) {
-                a.add(BenchRun.run(profile, work.resolve("try" + t + "-A-" + r), console, false).folder());
-                System.setProperty(BenchDb.DECORATOR_PROPERTY, SlowedStore.class.getName());
-                try {
-                    b.add(BenchRun.run(profile, work.resolve("try" + t + "-B-slowed-" + r), console, false).folder());
-                } finally {
-                    System.clearProperty(BenchDb.DECORATOR_PROPERTY);
-                }
-                a2.add(BenchRun.run(profile, work.resolve("try" + t + "-A2-" + r), console, false).folder());
-            }
-            Gate.Outcome aa = Gate.compare(merge(a), merge(a2), stats, true);
-            Gate.Outcome slow = Gate.compare(merge(a), merge(b), stats, true);
-            Gate.Outcome aaRaw = Gate.compare(merge(a), merge(a2), stats, false);
-            Gate.Outcome slowRaw = Gate.compare(merge(a), merge(b), stats, false);
-            aaRegressed += aa.regressed() ? 1 : 0;
-            slowCaught += slow.regressed() ? 1 : 0;
-            aaRegressedRaw += aaRaw.regressed() ? 1 : 0;
-            slowCaughtRaw += slowRaw.regressed() ? 1 : 0;
-            lines.add(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s |", t, machine(aa), aaMark(aa), verdicts(aa),
-                    slowMark(slow), verdicts(slow), aaMark(aaRaw) + ", " + verdicts(aaRaw), slowMark(slowRaw) + ", " + verdicts(slowRaw)));
-            console.printf(Locale.ROOT, "try %d: by reference A/A %s, slowed %s; raw A/A %s, slowed %s%n", t, aaMark(aa),
-                    slowMark(slow), aaMark(aaRaw), slowMark(slowRaw));
+
+        Path previousA = BenchRun.run(profile, work.resolve("A0"), console, false).folder();
+        Map<Method, int[]> tally = new LinkedHashMap<>();
+        for (Method m : Method.values()) {
+            tally.put(m, new int[5]);  // A/A clean, slowed caught, another flagged, A/A rows flagged, A/A rows
         }
-        StringBuilder md = new StringBuilder();
-        md.append("# Gate proof: A/A and a 25% slowed store\n\n");
-        md.append(String.format(Locale.ROOT, "Started %s, finished %s. %d tries; each try builds three runs A, B (every store "
-                        + "operation followed by a spin of 25%% of its own time) and A' (same code as A) from %d interleaved "
-                        + "rounds of one fork each (A B A' A B A' ...). Benchmark: ClaimBenchmark.hotJob %s, WAL_NORMAL, "
-                        + "1 thread, per fork %d x %d ms warmup and %d x %d ms measurement, so %d iterations per run. "
-                        + "Gate defaults: each iteration's score divided by the machine reference measured around it "
-                        + "(MachineReference, %d ms before and after), 10%% threshold, 95%% bootstrap interval of the ratio of "
-                        + "medians, Mann-Whitney U p < 0.05; the raw columns give the gate's verdict on the same runs "
-                        + "without the reference (`compare --raw`). Machine: %s, %d cores; load average (1 min) %s at the start and %s at the end. "
-                        + "SQLite files on %s (%s).%n%n",
-                started, Instant.now(), tries, rounds, strategies, warmups, millis, iterations, millis, rounds * iterations,
-                profile.referenceMillis(),
-                environment.get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart,
-                loadAverage(), environment.get("databaseFileSystem"), environment.get("databaseDirectory")));
-        md.append(String.format(Locale.ROOT, "**By the machine reference (the gate's default): A/A %d of %d tries not regressed, "
-                        + "slowed store %d of %d tries regressed.**%n%n", tries - aaRegressed, tries, slowCaught, tries));
-        md.append(String.format(Locale.ROOT, "Raw scores (`--raw`): A/A %d of %d tries not regressed, slowed store %d of %d "
-                        + "tries regressed.%n%n", tries - aaRegressedRaw, tries, slowCaughtRaw, tries));
-        md.append("`machine`: the reference's median in A' over A, how much the machine itself moved between the two runs.\n\n");
-        md.append("| try | machine A'/A | A vs A' | A/A speed ratio [95% CI] verdict | A vs slowed | slowed speed ratio [95% CI] "
-                + "verdict | raw: A vs A' | raw: A vs slowed |\n");
-        md.append("|---:|---:|---|---|---|---|---|---|\n");
+        List<String> lines = new ArrayList<>();
+        List<Double> runSeconds = new ArrayList<>();
+        for (int t = 1; t <= tries; t++) {
+            LockingStrategy slowed = strategies.get((t - 1) % strategies.size());
+            System.setProperty(BenchDb.DECORATOR_PROPERTY, SlowedStore.class.getName());
+            System.setProperty(BenchDb.DECORATOR_ONLY_PROPERTY, slowed.name());
+            Path b;
+            Instant runStart = Instant.now();
+            try {
+                b = BenchRun.run(profile, work.resolve("B" + t + "-" + slowed), console, false).folder();
+            } finally {
+                System.clearProperty(BenchDb.DECORATOR_PROPERTY);
+                System.clearProperty(BenchDb.DECORATOR_ONLY_PROPERTY);
+            }
+            runSeconds.add(Duration.between(runStart, Instant.now()).toMillis() / 1000.0);
+            runStart = Instant.now();
+            Path a = BenchRun.run(profile, work.resolve("A" + t), console, false).folder();
+            runSeconds.add(Duration.between(runStart, Instant.now()).toMillis() / 1000.0);
+            StringBuilder row = new StringBuilder("| " + t + " | " + slowed);
+            for (Method m : Method.values()) {
+                List<Judged> aa = judge(m, previousA, a, stats);
+                List<Judged> ab = judge(m, previousA, b, stats);
+                long aaFlagged = aa.stream().filter(j -> j.verdict() != Verdict.UNCHANGED && j.verdict() != Verdict.INCONCLUSIVE).count();
+                boolean caught = ab.stream().anyMatch(j -> j.strategy() == slowed && j.verdict() == Verdict.REGRESSED);
+                long others = ab.stream().filter(j -> j.strategy() != slowed && j.verdict() == Verdict.REGRESSED).count();
+                int[] c = tally.get(m);
+                c[0] += aaFlagged == 0 ? 1 : 0;
+                c[1] += caught ? 1 : 0;
+                c[2] += others > 0 ? 1 : 0;
+                c[3] += (int) aaFlagged;
+                c[4] += aa.size();
+                row.append(String.format(Locale.ROOT, " | %s; %s%s", aaFlagged == 0 ? "A/A clean" : "**A/A " + aaFlagged + " flagged**",
+                        caught ? "slowed caught " + slowedRows(ab, slowed) : "**slowed missed** " + slowedRows(ab, slowed),
+                        others > 0 ? ", **" + others + " other flagged**" : ""));
+            }
+            lines.add(row.append(" |").toString());
+            console.println(lines.get(lines.size() - 1));
+            previousA = a;
+            write(summary, header(started, tries, profile, environment, loadAtStart, runSeconds), tally, tries, t, lines);
+        }
+    }
+
+    private static String slowedRows(List<Judged> judged, LockingStrategy slowed) {
+        StringBuilder s = new StringBuilder("(");
+        judged.stream().filter(j -> j.strategy() == slowed).forEach(j -> s.append(s.length() == 1 ? "" : ", ")
+                .append(String.format(Locale.ROOT, "%.2f", j.ratio())));
+        return s.append(")").toString();
+    }
+
+    /** One row's verdict under one method. */
+    record Judged(LockingStrategy strategy, String row, double ratio, Verdict verdict) {}
+
+    /** The rows of a baseline and a current gate run, judged by {@code method} with Holm over all rows. */
+    static List<Judged> judge(Method method, Path baseline, Path current, GateStatistics stats) {
+        Gate.Run base = Gate.Run.load(baseline);
+        Gate.Run cur = Gate.Run.load(current);
+        if (method == Method.PAIRED) {
+            return Gate.compare(base, cur, stats, true).paired().stream().map(l -> new Judged(l.key().strategy(), l.label(),
+                    l.comparison().ratio(), l.comparison().verdict())).toList();
+        }
+        List<String> names = new ArrayList<>();
+        List<LockingStrategy> owners = new ArrayList<>();
+        List<Comparison> comparisons = new ArrayList<>();
+        base.paired().forEach((key, b) -> {
+            PairedRatios.Row c = cur.paired().get(key);
+            if (c == null) {
+                return;
+            }
+            for (Slice slice : List.of(Slice.CLAIM_ONE, Slice.CLAIM_ALL)) {
+                names.add(key.strategy() + " " + key.storage() + " " + slice);
+                owners.add(key.strategy());
+                comparisons.add(stats.compare(rates(b, slice, reference(base, key), method), rates(c, slice, reference(cur, key), method), true));
+            }
+        });
+        double[] p = comparisons.stream().mapToDouble(Comparison::pValue).toArray();
+        boolean[] significant = Holm.significant(p, 1 - stats.confidence());
+        List<Judged> out = new ArrayList<>();
+        for (int i = 0; i < comparisons.size(); i++) {
+            Comparison c = comparisons.get(i);
+            Verdict v = (c.verdict() == Verdict.REGRESSED || c.verdict() == Verdict.IMPROVED) && !significant[i]
+                    ? Verdict.INCONCLUSIVE : c.verdict();
+            out.add(new Judged(owners.get(i), names.get(i), c.ratio(), v));
+        }
+        return out;
+    }
+
+    private static double[] reference(Gate.Run run, ForkKey key) {
+        return run.rows().stream().filter(r -> r.key().equals(key)).findFirst().map(BenchResults.Row::reference)
+                .orElse(new double[0]);
+    }
+
+    /** The claim slice's rate in every group, divided by the reference around its iteration for {@link Method#REFERENCE}. */
+    private static double[] rates(PairedRatios.Row row, Slice slice, double[] reference, Method method) {
+        return row.groups().stream().mapToDouble(g -> {
+            PairedRatios.SliceResult s = g.slices().get(slice);
+            if (method == Method.RAW) {
+                return s.rate();
+            }
+            int i = s.iteration() - 1;
+            return i < reference.length && reference[i] > 0 ? s.rate() / reference[i] : Double.NaN;
+        }).filter(Double::isFinite).toArray();
+    }
+
+    private static String header(Instant started, int tries, Profile profile, Map<String, Object> environment,
+                                 String loadAtStart, List<Double> runSeconds) {
+        double mean = runSeconds.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        double max = runSeconds.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        return String.format(Locale.ROOT, "Started %s, last written %s, %d tries planned. Profile `gate`: %s. Each gate run "
+                        + "took %.0f s on average (longest %.0f s). Machine: %s, %d cores; load average (1 min) %s at the "
+                        + "start and %s at the last write. SQLite files on %s (%s). Gate settings: 10%% noise threshold, "
+                        + "95%% bootstrap interval, Mann-Whitney U p-values corrected by Holm over all %d rows at a "
+                        + "family-wise 5%%.%n%n",
+                started, Instant.now(), tries, profile.steps().get(0).describe().replaceAll(" +", " "), mean, max,
+                environment.get("cpuModel"), Runtime.getRuntime().availableProcessors(), loadAtStart, loadAverage(),
+                environment.get("databaseFileSystem"), environment.get("databaseDirectory"),
+                profile.steps().get(0).combinations() * Gate.GATED.size());
+    }
+
+    private static void write(Path summary, String header, Map<Method, int[]> tally, int tries, int done, List<String> lines)
+            throws java.io.IOException {
+        StringBuilder md = new StringBuilder("# Gate proof: A/A and one strategy slowed by 25%\n\n").append(header);
+        md.append(String.format(Locale.ROOT, "%d of %d tries done.%n%n", done, tries));
+        md.append("| method | A/A: tries with no row flagged | slowed strategy flagged | tries where another strategy was flagged "
+                + "| A/A rows flagged (per-row rate) |\n|---|---:|---:|---:|---:|\n");
+        for (Map.Entry<Method, int[]> e : tally.entrySet()) {
+            int[] c = e.getValue();
+            md.append(String.format(Locale.ROOT, "| %s | %d of %d | %d of %d | %d of %d | %d of %d (%.1f%%) |%n",
+                    e.getKey().name().toLowerCase(Locale.ROOT), c[0], done, c[1], done, c[2], done, c[3], c[4],
+                    100.0 * c[3] / Math.max(1, c[4])));
+        }
+        md.append("\nPer try (the slowed strategy's rows: current over baseline; each cell: paired, reference, raw):\n\n");
+        md.append("| try | slowed | paired | reference | raw |\n|---:|---|---|---|---|\n");
         lines.forEach(l -> md.append(l).append('\n'));
         if (summary.toAbsolutePath().getParent() != null) {
             Files.createDirectories(summary.toAbsolutePath().getParent());
         }
         Files.writeString(summary, md.toString());
-        console.println(md);
     }
 
-    /** The 1-minute load average, which says whether the machine was quiet (it counts idle-priority tasks too). */
+    /** The 1-minute load average, which says whether the machine was quiet. */
     private static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (java.io.IOException | RuntimeException e) {
             return "unknown";
         }
-    }
-
-    /** One run from several folders: the rows of the same key get the iterations of all of them. */
-    static List<BenchResults.Row> merge(List<Path> folders) {
-        Map<ForkKey, BenchResults.Row> merged = new LinkedHashMap<>();
-        for (Path folder : folders) {
-            for (BenchResults.Row r : BenchResults.load(folder)) {
-                merged.merge(r.key(), r, (x, y) -> new BenchResults.Row(x.key(), x.unit(), x.score(), x.error(),
-                        DoubleStream.concat(Arrays.stream(x.samples()), Arrays.stream(y.samples())).toArray(), x.percentiles(),
-                        x.tally(), DoubleStream.concat(Arrays.stream(x.reference()), Arrays.stream(y.reference())).toArray()));
-            }
-        }
-        // The score shown is the mean of all merged iterations, as JMH would report one run of all forks.
-        return merged.values().stream().map(x -> new BenchResults.Row(x.key(), x.unit(),
-                Arrays.stream(x.samples()).average().orElse(Double.NaN), Double.NaN, x.samples(), x.percentiles(), x.tally(),
-                x.reference())).toList();
-    }
-
-    private static String aaMark(Gate.Outcome o) {
-        return o.regressed() ? "**regressed**" : "passed";
-    }
-
-    private static String slowMark(Gate.Outcome o) {
-        return o.regressed() ? "regressed" : "**missed**";
-    }
-
-    private static String machine(Gate.Outcome o) {
-        return o.lines().isEmpty() || !o.lines().get(0).byReference() ? "-"
-                : String.format(Locale.ROOT, "%.3f", o.lines().get(0).machine());
-    }
-
-    private static String verdicts(Gate.Outcome o) {
-        StringBuilder s = new StringBuilder();
-        for (Gate.Line l : o.lines()) {
-            GateStatistics.Comparison c = l.comparison();
-            s.append(s.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT, "%.3f [%.3f, %.3f] %s", c.ratio(),
-                    c.low(), c.high(), c.verdict().name().toLowerCase(Locale.ROOT)));
-        }
-        return s.toString();
     }
 }

@@ -31,6 +31,11 @@ class ProfileTest {
      * its own six or seven forks of about 4 s, so the budget grows with the enum.
      */
     private static final double QUICK_SECONDS_PER_STRATEGY = 4.3 * 60 / 9;
+    /**
+     * What the paired headline ratios added on top: one fork per strategy and storage, of 36
+     * slices of 150 ms with two 15 ms reference windows each, and the fork's own 3 s.
+     */
+    private static final double PAIRED_SECONDS_PER_FORK = 36 * 0.18 + Profile.FORK_OVERHEAD_SECONDS;
 
     @ParameterizedTest
     @ValueSource(strings = {"quick", "full", "smoke"})
@@ -72,15 +77,18 @@ class ProfileTest {
                 "FloorBenchmark.update thrpt 1", "FloorBenchmark.update thrpt 8",
                 "ClaimBenchmark.hotJob thrpt 1", "ClaimBenchmark.hotJob thrpt 8",
                 "RenewBenchmark.renew thrpt 8", "CompleteBenchmark.complete thrpt 8", "WorkerCycleBenchmark.cycle thrpt 8",
-                "ClaimBenchmark.hotJob sample 8")), pg);
+                "ClaimBenchmark.hotJob sample 8", "PairedClaimBenchmark.slice thrpt 8")), pg);
         int sqlite = LockingStrategy.of(Engine.SQLITE).size();
         int postgres = LockingStrategy.of(PG).size();
-        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle + latency)
-        assertEquals(2 + postgres * 6, quick.forkRuns(PG));
-        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 5 at 8 threads
-        assertEquals(2 + sqlite * 2 + 1 + sqlite * 5, quick.forkRuns(Engine.SQLITE));
-        double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY;
-        assertTrue(quick.estimatedSeconds() <= budget, "quick must stay at about four minutes for its "
+        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle + latency + paired)
+        assertEquals(2 + postgres * 7, quick.forkRuns(PG));
+        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 5 at 8 threads,
+        // and every strategy paired on both WAL storages
+        assertEquals(2 + sqlite * 2 + 1 + sqlite * 5 + sqlite * 2, quick.forkRuns(Engine.SQLITE));
+        int pairedForks = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
+                .mapToInt(Profile.Step::combinations).sum();
+        double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK;
+        assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
                 + LockingStrategy.values().length + " strategies (" + budget + " s): " + quick.estimatedSeconds());
     }
 
@@ -103,8 +111,8 @@ class ProfileTest {
     void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
         Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
         p.steps().forEach(s -> assertEquals(PG, s.engine(), s.describe()));
-        // the 2 PostgreSQL floors + the 6 other PostgreSQL steps, of the one strategy kept
-        assertEquals(2 + 6, p.forkRuns());
+        // the 2 PostgreSQL floors + the 7 other PostgreSQL steps (the paired one too), of the one strategy kept
+        assertEquals(2 + 7, p.forkRuns());
     }
 
     @Test
@@ -114,9 +122,13 @@ class ProfileTest {
         assertEquals(20, quick.referenceMillis());
         double perFork = (quick.warmupIterations() * (quick.warmupMillis() + 40)
                 + quick.measurementIterations() * (quick.measurementMillis() + 40)) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
-        assertEquals(quick.forkRuns() * perFork, quick.estimatedSeconds(), 1e-9);
-        // quick runs the FULL storages only at one thread: nothing can stall
-        assertEquals(quick.estimatedSeconds(), quick.worstCaseSeconds(), 1e-9);
+        // the paired forks: 4 + 32 slices of 150 ms, each with two 15 ms reference windows
+        double pairedPerFork = 36 * (150 + 30) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
+        int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).mapToInt(Profile.Step::combinations).sum();
+        assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork, quick.estimatedSeconds(), 1e-9);
+        // quick runs the FULL storages at several threads only paired: those slices may stall
+        int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size();
+        assertEquals(quick.estimatedSeconds() + pairedOnFull * 36 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);
         assertEquals(50, Profile.named("full").referenceMillis(), "1 s iterations: 50 ms windows, the most");
         assertEquals(10, Profile.named("smoke").referenceMillis(), "100 ms iterations: 10 ms windows, the least");
         Profile pgOnly = Profile.named("full").onlyEngine(PG);

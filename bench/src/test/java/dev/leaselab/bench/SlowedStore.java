@@ -2,6 +2,7 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.SqliteLeaseStore;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -12,6 +13,8 @@ import java.util.function.UnaryOperator;
  * A deliberately slowed store for the gate's negative control: after every operation it spins
  * for a quarter of the time that operation took, so each operation does 25% more work and a single
  * thread runs at 0.8x. Test code only; selected with {@code -Dleaselab.bench.decorator=dev.leaselab.bench.SlowedStore}.
+ * With {@code -Dleaselab.bench.decorator.only=STRATEGY} only the stores of that strategy are slowed,
+ * so that a gate run can be given exactly one slower row per storage.
  */
 public final class SlowedStore implements UnaryOperator<LeaseStore> {
 
@@ -19,6 +22,10 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
 
     @Override
     public LeaseStore apply(LeaseStore store) {
+        String only = System.getProperty(BenchDb.DECORATOR_ONLY_PROPERTY);
+        if (only != null && !only.isBlank() && !(store instanceof SqliteLeaseStore s && s.strategy().name().equals(only))) {
+            return store;
+        }
         return new Slowed(store);
     }
 

@@ -61,6 +61,16 @@ public final class BenchMain implements Callable<Integer> {
     static int execute(PrintStream out, PrintStream err, String... args) {
         System.setProperty("java.awt.headless", "true");
         CommandLine cli = new CommandLine(new BenchMain());
+        cli.getCommandSpec().parser().toggleBooleanFlags(false);
+        return execute(cli, out, err, args);
+    }
+
+    /**
+     * Runs a command line of this module's tools: its output and errors to {@code out} and
+     * {@code err}, a failure as one {@code error:} line with its cause, and a wrong option as
+     * {@link #ERROR} like any other error, so scripts tell "regressed" (1) from "could not run" (2).
+     */
+    static int execute(CommandLine cli, PrintStream out, PrintStream err, String... args) {
         cli.setOut(new java.io.PrintWriter(out, true));
         cli.setErr(new java.io.PrintWriter(err, true));
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
@@ -71,7 +81,6 @@ public final class BenchMain implements Callable<Integer> {
             return ERROR;
         });
         cli.setExitCodeExceptionMapper(e -> ERROR);
-        cli.getCommandSpec().parser().toggleBooleanFlags(false);
         int code = cli.execute(args);
         return code == CommandLine.ExitCode.USAGE ? ERROR : code;
     }
@@ -89,7 +98,7 @@ public final class BenchMain implements Callable<Integer> {
         @Spec
         CommandSpec spec;
         @Option(names = "--profile", defaultValue = "quick",
-                description = "quick (about 4 minutes on 2 cores), full (about 1.5 hours; see --dry-run) or smoke")
+                description = "quick (about 6 min on 2 cores), full (hours: --dry-run), gate (what CI compares, about 5 min) or smoke")
         String profile;
         @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
         Path output;

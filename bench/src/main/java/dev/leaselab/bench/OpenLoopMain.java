@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -117,19 +116,8 @@ public final class OpenLoopMain implements Callable<Integer> {
     /** Runs the command and returns its exit code instead of exiting (tests call this). */
     static int execute(PrintStream out, PrintStream err, String... args) {
         CommandLine cli = new CommandLine(new OpenLoopMain());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
         cli.setCaseInsensitiveEnumValuesAllowed(true);
-        cli.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("error: " + e.getMessage());
-            if (e.getCause() != null) {
-                line.getErr().println("  caused by: " + e.getCause());
-            }
-            return ERROR;
-        });
-        cli.setExitCodeExceptionMapper(e -> ERROR);
-        int code = cli.execute(args);
-        return code == CommandLine.ExitCode.USAGE ? ERROR : code;
+        return BenchMain.execute(cli, out, err, args);
     }
 
     @Override
@@ -234,29 +222,12 @@ public final class OpenLoopMain implements Callable<Integer> {
             if (store != null) {
                 store.close();
             }
-            deleteDatabase(dir);
+            SqliteBenchDb.deleteDirectory(dir);
         }
     }
 
     private static String text(Duration d) {
         return d.toString().substring(2).toLowerCase(Locale.ROOT);
-    }
-
-    /**
-     * Deletes the database directory without stat-ing its entries: SQLite may remove the WAL file
-     * while the last connection closes (as in {@code BenchDb}).
-     */
-    private static void deleteDatabase(Path dir) {
-        try {
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-                for (Path f : files) {
-                    Files.deleteIfExists(f);
-                }
-            }
-            Files.deleteIfExists(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not delete the open-loop database directory " + dir, e);
-        }
     }
 
     /** A duration as {@code 500ms}, {@code 1s}, {@code 1.5s}, {@code 2m}, or ISO-8601 ({@code PT1S}). */

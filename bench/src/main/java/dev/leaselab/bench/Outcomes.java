@@ -1,5 +1,7 @@
 package dev.leaselab.bench;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import dev.leaselab.lease.LeaseStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -127,30 +129,13 @@ public class Outcomes {
         if (target == null || target.isBlank()) {
             return;
         }
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("benchmark", benchmark.getBenchmark());
-        line.put("mode", benchmark.getMode().shortLabel());
         Map<String, String> params = new LinkedHashMap<>();
         for (String key : benchmark.getParamsKeys()) {
             params.put(key, benchmark.getParam(key));
         }
-        line.put("params", params);
-        line.put("threads", thread.getThreadCount());
-        line.put("thread", thread.getThreadIndex());
-        line.put("pid", ProcessHandle.current().pid());
-        line.put("iterationType", warmup ? "warmup" : "measurement");
-        line.put("iteration", index);
-        String currentSlice = slice;
-        if (currentSlice != null) {
-            line.put("slice", currentSlice);
-        }
-        line.put("won", won);
-        line.put("lost", lost);
-        line.put("refused", refused);
-        line.put("failed", failed);
-        line.put("refills", refills);
-        line.put("startNanos", startNanos);
-        line.put("endNanos", endNanos);
+        TallyLine line = new TallyLine(benchmark.getBenchmark(), benchmark.getMode().shortLabel(), params,
+                thread.getThreadCount(), thread.getThreadIndex(), ProcessHandle.current().pid(),
+                warmup ? "warmup" : "measurement", index, slice, won, lost, refused, failed, refills, startNanos, endNanos);
         String json = Json.write(line) + "\n";
         synchronized (TALLY_LOCK) {
             try {
@@ -169,6 +154,16 @@ public class Outcomes {
             reference = null;
         }
     }
+
+    /**
+     * One line of the tally: one thread's counts and wall-clock span in one iteration, with the
+     * fork's key ({@code benchmark}, {@code mode}, {@code params}, {@code threads}) and, for a
+     * paired fork, the iteration's {@code slice} (absent otherwise).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record TallyLine(String benchmark, String mode, Map<String, String> params, int threads, int thread, long pid,
+                     String iterationType, int iteration, String slice, long won, long lost, long refused, long failed,
+                     long refills, long startNanos, long endNanos) {}
 
     /** The owner name that benchmark thread {@code index} uses. */
     static String ownerOf(int index) {

@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
@@ -94,14 +95,27 @@ public class PairedClaimBenchmark {
     private final List<Slice> plan = new ArrayList<>();
     private Random order;
     private volatile Slice slice;
+    private Connection[] floorConnections;
+    private PreparedStatement[] floorUpdates;
 
+    /**
+     * The hot job, the floor's row, and one floor connection with its prepared {@code UPDATE} per
+     * benchmark thread (thread i uses the i-th), opened here so that no slice pays for a connection.
+     */
     @Setup(Level.Trial)
-    public void prepare(StoreTrial trial) {
+    public void prepare(StoreTrial trial, BenchmarkParams params) throws SQLException {
         db = trial.db();
         store = trial.store();
         store.enqueue(ClaimBenchmark.HOT);
         db.insertJobs(new String[] {FLOOR_ROW}, null, 0);
         order = new Random(System.nanoTime());
+        floorConnections = new Connection[params.getThreads()];
+        floorUpdates = new PreparedStatement[params.getThreads()];
+        for (int i = 0; i < floorConnections.length; i++) {
+            floorConnections[i] = db.connect();
+            floorUpdates[i] = floorConnections[i].prepareStatement(FloorBenchmark.UPDATE);
+            floorUpdates[i].setString(1, FLOOR_ROW);
+        }
     }
 
     /** Picks this iteration's slice: the next of the current group, a new shuffled group after four. */
@@ -116,40 +130,25 @@ public class PairedClaimBenchmark {
     }
 
     @TearDown(Level.Trial)
-    public void forgetSlice() {
+    public void closeFloorAndForgetSlice() throws SQLException {
         Outcomes.slice = null;
-    }
-
-    /** One thread's floor connection and its prepared statement, opened on the trial's database. */
-    @State(Scope.Thread)
-    public static class FloorWriter {
-        Connection connection;
-        PreparedStatement update;
-
-        @Setup(Level.Trial)
-        public void connect(PairedClaimBenchmark bench) throws SQLException {
-            connection = bench.db.connect();
-            update = connection.prepareStatement(FloorBenchmark.UPDATE);
-            update.setString(1, FLOOR_ROW);
-        }
-
-        @TearDown(Level.Trial)
-        public void disconnect() throws SQLException {
-            update.close();
-            connection.close();
+        for (int i = 0; i < floorConnections.length; i++) {
+            floorUpdates[i].close();
+            floorConnections[i].close();
         }
     }
 
     /** One operation of this iteration's slice, or a short park for a thread the slice leaves idle. */
     @Benchmark
-    public long slice(FloorWriter writer, Outcomes o, ThreadParams thread) {
+    public long slice(Outcomes o, ThreadParams thread) {
         Slice s = slice;
-        if (!s.allThreads && thread.getThreadIndex() != 0) {
+        int index = thread.getThreadIndex();
+        if (!s.allThreads && index != 0) {
             LockSupport.parkNanos(IDLE_NANOS);
             return 0;
         }
         o.mark();
-        return s.floor ? floor(writer, o) : claim(o);
+        return s.floor ? o.updated(floorUpdates[index]::executeUpdate) : claim(o);
     }
 
     private long claim(Outcomes o) {
@@ -157,7 +156,4 @@ public class PairedClaimBenchmark {
         return o.claimed(() -> store.claim(ClaimBenchmark.HOT, o.owner(), now, ClaimBenchmark.TTL));
     }
 
-    private static long floor(FloorWriter writer, Outcomes o) {
-        return o.updated(writer.update::executeUpdate);
-    }
 }

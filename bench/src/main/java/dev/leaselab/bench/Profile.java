@@ -234,7 +234,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             }
             case "gate" -> {
                 // What a CI job runs: the paired hot-job claim of every SQLite strategy at 1 and 8
-                // threads on both WAL settings, in about two minutes on two cores.
+                // threads on both WAL settings: about five minutes on two cores, most of it the WAL_FULL
+                // forks, whose 8 writers stall in SQLite's sleeping busy handler.
                 steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 8));
                 return new Profile(name, 1, 1, 150, 4, 150, steps);
             }

@@ -89,7 +89,11 @@ final class Report {
             md.append('\n');
         }
         if (!sample.isEmpty()) {
-            md.append("## Latency (sample mode)\n\n");
+            md.append("## Latency (sample mode): closed loop\n\n");
+            md.append("JMH's sample mode times the calls of a closed loop: a thread stuck behind a stalled store sends "
+                    + "nothing meanwhile, so the requests a real arrival process would have queued are missing "
+                    + "(coordinated omission) and these tails are too short. For tail latency at a fixed arrival "
+                    + "rate, measured from each request's intended start, run `OpenLoopMain`.\n\n");
             md.append("| benchmark | storage | strategy | threads | samples' unit | p50 | p99 | p99.9 | max | failed |\n");
             md.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|\n");
             for (Row r : sorted(sample)) {
@@ -237,7 +241,7 @@ final class Report {
                 its own floor); the claims per second compare the engines directly. Like for like on durability:
                 SQLite's `WAL_FULL` and `DELETE_FULL` wait for an fsync per commit, `WAL_NORMAL` does not; PostgreSQL
                 waits for its WAL flush when `fsync` and `synchronous_commit` are on (see above). **p99.9** is
-                from the sample-time run at %d threads; **failed** and **Jain** from the throughput run at %d threads.
+                closed-loop, from the sample-time run at %d threads (see the latency section); **failed** and **Jain** from the throughput run at %d threads.
 
                 """, high, high));
         StringBuilder header = new StringBuilder("| engine | storage | strategy |");

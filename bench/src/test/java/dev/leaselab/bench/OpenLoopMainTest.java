@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,14 +26,19 @@ class OpenLoopMainTest {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** Runs the command, which must succeed, and prints containing each of {@code expected}. */
+    private static Run succeeds(List<String> expected, String... args) {
+        Run r = run(args);
+        assertEquals(0, r.code(), r.err());
+        expected.forEach(text -> assertTrue(r.out().contains(text), r.out()));
+        return r;
+    }
+
     @Test
     void aGivenRatePrintsOneLinePerRateAndWritesTheHistogramToJson(@TempDir Path dir) {
         Path json = dir.resolve("open.json");
-        Run r = run("--strategy", "IMMEDIATE", "--storage", "WAL_NORMAL", "--threads", "2", "--rate", "300",
-                "--warmup", "0.1s", "--duration", "400ms", "--json", json.toString());
-
-        assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("rate 300/s: p50 "), r.out());
+        Run r = succeeds(List.of("rate 300/s: p50 "), "--strategy", "IMMEDIATE", "--storage", "WAL_NORMAL", "--threads", "2",
+                "--rate", "300", "--warmup", "0.1s", "--duration", "400ms", "--json", json.toString());
         assertTrue(r.out().contains("p99.9"), r.out());
         JsonNode result = Json.read(json).get("runs").get(0).get("result");
         assertEquals(120, result.get("sent").asLong());
@@ -43,13 +49,9 @@ class OpenLoopMainTest {
     @Test
     void withoutARateItMeasuresTheClosedLoopFirstAndRunsEachLoadOfIt(@TempDir Path dir) {
         Path json = dir.resolve("loads.json");
-        Run r = run("--strategy", "CONDITIONAL_UPDATE", "--threads", "2", "--calibrate", "300ms", "--load", "0.2,0.3",
-                "--warmup", "100ms", "--duration", "300ms", "--json", json.toString());
-
-        assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("closed loop: "), r.out());
-        assertTrue(r.out().contains("load 0.20, rate "), r.out());
-        assertTrue(r.out().contains("load 0.30, rate "), r.out());
+        succeeds(List.of("closed loop: ", "load 0.20, rate ", "load 0.30, rate "), "--strategy", "CONDITIONAL_UPDATE",
+                "--threads", "2", "--calibrate", "300ms", "--load", "0.2,0.3", "--warmup", "100ms", "--duration", "300ms",
+                "--json", json.toString());
         JsonNode report = Json.read(json);
         double max = report.get("closedLoop").get("requestsPerSecond").asDouble();
         assertEquals(0.2 * max, report.get("runs").get(0).get("result").get("rateAsked").asDouble(), 1e-6 * max);

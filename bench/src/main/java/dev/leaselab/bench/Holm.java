@@ -42,9 +42,4 @@ final class Holm {
         }
         return significant;
     }
-
-    /** The per-test level of the first (smallest) p-value: what a row must beat to be flagged at all. */
-    static double firstLevel(int tests, double alpha) {
-        return alpha / Math.max(1, tests);
-    }
 }

@@ -1,0 +1,71 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.bench.PairedClaimBenchmark.Slice;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reading the paired slices back from a tally: the ratios of a group, and the guard that a group
+ * holds each slice exactly once (a measurement that does not start at a group would pair slices of
+ * two groups). Each guard is checked against a tally that breaks it.
+ */
+class PairedRatiosTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aGroupGivesClaimOverFloorAtOneAndAllThreadsAndTheScaling() throws Exception {
+        // One group: claim at all threads 600/s, floor at all 1000/s, claim alone 300/s, floor alone 500/s.
+        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
+                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
+                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
+                line(4, Slice.FLOOR_ONE, 0, 100), line(4, Slice.FLOOR_ONE, 1, 0)));
+        Map<ForkKey, PairedRatios.Row> rows = PairedRatios.read(tally);
+        assertEquals(1, rows.size());
+        PairedRatios.Group g = rows.values().iterator().next().groups().get(0);
+        assertEquals(0.6, g.xFloorAll(), 1e-9);
+        assertEquals(0.6, g.xFloorOne(), 1e-9);
+        assertEquals(2.0, g.scaling(), 1e-9, "the idle thread of a one-thread slice must not stretch its span");
+    }
+
+    @Test
+    void aGroupWithASliceTwiceIsRefusedNamingTheWarmup() throws Exception {
+        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(2, Slice.CLAIM_ALL, 0, 60),
+                line(3, Slice.CLAIM_ONE, 0, 60), line(4, Slice.FLOOR_ONE, 0, 100)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PairedRatios.read(tally));
+        assertTrue(e.getMessage().contains("twice") && e.getMessage().contains("warmup"), e.getMessage());
+    }
+
+    @Test
+    void aGroupWithoutAllFourSlicesIsRefused() throws Exception {
+        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(2, Slice.FLOOR_ALL, 0, 100)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PairedRatios.read(tally));
+        assertTrue(e.getMessage().contains("not all 4"), e.getMessage());
+    }
+
+    private Path tally(List<String> lines) throws Exception {
+        Path file = dir.resolve("tally.jsonl");
+        Files.write(file, new ArrayList<>(lines));
+        return file;
+    }
+
+    /** A measurement line of thread {@code thread} in {@code iteration}: {@code won} over 0.1 s, or an idle thread. */
+    private static String line(int iteration, Slice slice, int thread, long won) {
+        long start = 1_000_000_000L * iteration;
+        return "{\"benchmark\":\"dev.leaselab.bench.PairedClaimBenchmark.slice\",\"mode\":\"thrpt\","
+                + "\"params\":{\"strategy\":\"IMMEDIATE\",\"storage\":\"WAL_NORMAL\"},\"threads\":2,\"thread\":" + thread
+                + ",\"pid\":7,\"iterationType\":\"measurement\",\"iteration\":" + iteration + ",\"slice\":\"" + slice
+                + "\",\"won\":" + won + ",\"lost\":0,\"refused\":0,\"failed\":0,\"refills\":0,\"startNanos\":"
+                + (won > 0 ? start : start + 300_000_000L) + ",\"endNanos\":" + (start + (won > 0 ? 100_000_000L : 300_000_000L)) + "}";
+    }
+}

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.StoreOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -125,6 +126,9 @@ public final class BenchMain implements Callable<Integer> {
         int iterations;
         @Option(names = "--iteration-ms", defaultValue = "-1", description = "default: the profile's")
         int iterationMillis;
+        @Option(names = "--busy-wait", description = "how every SQLite connection waits for the lock: SQLITE_SLEEPS "
+                + "(SQLite's busy handler) or JITTERED (default: the profile's; gate runs JITTERED, the others the store's default)")
+        StoreOptions.BusyWait busyWait;
         @Option(names = "--dry-run", description = "print the plan and its estimated duration, run nothing")
         boolean dryRun;
         @Option(names = "--resume", description = "continue the run folder given by --run-id: run only the forks "
@@ -140,6 +144,9 @@ public final class BenchMain implements Callable<Integer> {
                                     && (modes == null || modes.contains(s.mode().shortLabel())),
                             st -> storages == null || storages.contains(st),
                             ls -> strategies == null || strategies.contains(ls));
+            if (busyWait != null) {
+                p = p.withBusyWait(busyWait);
+            }
             java.io.PrintWriter out = spec.commandLine().getOut();
             // Before anything runs: without a server the PostgreSQL steps are dropped, loudly; a
             // server that is named but does not answer is an error (a dry run does not contact it).

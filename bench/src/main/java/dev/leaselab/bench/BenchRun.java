@@ -131,13 +131,16 @@ final class BenchRun {
                 .measurementIterations(timing.measurementIterations())
                 .measurementTime(TimeValue.milliseconds(timing.measurementMillis()))
                 .shouldFailOnError(false)
-                .addProfiler(MachineReference.class, "millis=" + Profile.referenceMillis(timing))
                 .param(ForkKey.STORAGE, step.storages().stream().map(Enum::name).toArray(String[]::new));
+        if (step.measuresReference()) {
+            b.addProfiler(MachineReference.class, "millis=" + Profile.referenceMillis(timing));
+        }
         if (step.hasStrategy()) {
             b.param(ForkKey.STRATEGY, step.strategies().stream().map(LockingStrategy::name).toArray(String[]::new));
         }
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-D" + Outcomes.TALLY_PROPERTY + "=" + tally);
+        jvmArgs.add("-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name());
         String decorator = System.getProperty(BenchDb.DECORATOR_PROPERTY);
         if (decorator != null) {
             jvmArgs.add("-D" + BenchDb.DECORATOR_PROPERTY + "=" + decorator);
@@ -164,6 +167,7 @@ final class BenchRun {
         if (timing.forks() == 0) {
             // In-process (tests only): the tally property must be visible to this JVM.
             System.setProperty(Outcomes.TALLY_PROPERTY, tally.toString());
+            System.setProperty(Storage.BUSY_WAIT_PROPERTY, profile.busyWait().name());
         }
         return b.build();
     }

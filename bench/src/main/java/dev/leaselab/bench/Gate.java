@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.leaselab.bench.GateStatistics.Comparison;
 import dev.leaselab.bench.GateStatistics.Verdict;
 import dev.leaselab.bench.PairedRatios.Measure;
@@ -63,7 +64,10 @@ final class Gate {
 
     /** The settings of environment.json that two compared runs must share: what was measured, and how. */
     static final List<String> SETTINGS = List.of("profile", "forks", "warmupIterations", "warmupMillis",
-            "measurementIterations", "measurementMillis", "busyTimeoutMillis", "steps");
+            "measurementIterations", "measurementMillis", "busyTimeoutMillis", "busyWait", "steps");
+
+    /** What runs from before the busy wait was recorded used: SQLite's own busy handler. */
+    static final String BUSY_WAIT_BEFORE_RECORDED = "SQLITE_SLEEPS";
 
     /**
      * What makes two runs incomparable: each difference as text, empty if they were measured alike.
@@ -78,8 +82,8 @@ final class Gate {
             return out;
         }
         for (String key : SETTINGS) {
-            JsonNode a = baseline.path("settings").path(key);
-            JsonNode b = current.path("settings").path(key);
+            JsonNode a = recorded(baseline, key);
+            JsonNode b = recorded(current, key);
             if (!a.equals(b)) {
                 out.add("settings." + key + ": " + a + " in the baseline, " + b + " now");
             }
@@ -95,6 +99,11 @@ final class Gate {
             out.add("postgresql.serverVersion: " + pgA + " in the baseline, " + pgB + " now");
         }
         return out;
+    }
+
+    private static JsonNode recorded(JsonNode environment, String key) {
+        JsonNode value = environment.path("settings").path(key);
+        return value.isMissingNode() && key.equals("busyWait") ? TextNode.valueOf(BUSY_WAIT_BEFORE_RECORDED) : value;
     }
 
     /**

@@ -9,6 +9,8 @@ import static dev.leaselab.bench.BenchmarkId.RENEW;
 
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -16,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Mode;
@@ -51,7 +54,7 @@ import org.openjdk.jmh.annotations.Mode;
  * Without a PostgreSQL server the runner drops the PostgreSQL steps ({@link PostgresTarget#plan}).
  */
 record Profile(String name, int forks, int warmupIterations, int warmupMillis, int measurementIterations,
-               int measurementMillis, List<Step> steps) {
+               int measurementMillis, List<Step> steps, BusyWait busyWait) {
 
     /** JMH's per-fork cost beyond its iterations (JVM start, SQLite load, setup), as measured here. */
     static final double FORK_OVERHEAD_SECONDS = 3.0;
@@ -65,6 +68,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      * writers on the row lock and wakes them in turn, so its forks are not counted as stalling.
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
+
+    /** What every profile but {@code gate} runs with: the store's own default. */
+    static final BusyWait STORE_DEFAULT_BUSY_WAIT = StoreOptions.defaults().busyWait();
 
     /**
      * The benchmarks whose strategy parameter is a {@link LockingStrategy} (the floor has none),
@@ -97,10 +103,16 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
          * timing: one group of four 150 ms slices to warm up, then {@code groups} groups, in each of
          * {@code forks} forks. Slices this short are the point: a pair must share its CPU.
          */
+        /**
+         * Groups of slices run as warmup: two, because the first group after a fork's start was
+         * the slowest of its fork in most forks (JIT, the WAL file's first pages).
+         */
+        static final int WARMUP_GROUPS = 2;
+
         static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
             int slice = 150;
             return new Step(PAIRED, Mode.Throughput, threads, storages, strategies,
-                    new Timing(forks, PairedClaimBenchmark.GROUP, slice, groups * PairedClaimBenchmark.GROUP, slice));
+                    new Timing(forks, WARMUP_GROUPS * PairedClaimBenchmark.GROUP, slice, groups * PairedClaimBenchmark.GROUP, slice));
         }
 
         Step {
@@ -130,6 +142,15 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
 
         /** The forks and iterations this step runs with: its own, or the profile's. */
+        /**
+         * Whether {@link MachineReference} runs around this step's iterations: not for the paired
+         * step, whose ratios need no reference (its windows only made the groups longer; the
+         * reference's A/A spread was measured larger than the paired one, results/reproducibility.md).
+         */
+        boolean measuresReference() {
+            return benchmark != PAIRED;
+        }
+
         Timing timingIn(Profile profile) {
             return timing != null ? timing : profile.timing();
         }
@@ -207,7 +228,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 for (Engine engine : Engine.values()) {
                     steps.addAll(quick(engine));
                 }
-                return new Profile(name, 1, 1, 200, 3, 200, steps);
+                return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT);
             }
             case "full" -> {
                 // The same matrix on each engine, each on its own storages.
@@ -230,20 +251,21 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 for (Engine engine : Engine.values()) {
                     steps.add(Step.paired(8, Storage.of(engine), LockingStrategy.of(engine), 3, 12));
                 }
-                return new Profile(name, 1, 1, 1000, 5, 1000, steps);
+                return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT);
             }
             case "gate" -> {
                 // What a CI job runs: the paired hot-job claim of every SQLite strategy at 1 and 8
-                // threads on both WAL settings: about five minutes on two cores, most of it the WAL_FULL
-                // forks, whose 8 writers stall in SQLite's sleeping busy handler.
-                steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 8));
-                return new Profile(name, 1, 1, 150, 4, 150, steps);
+                // threads on both WAL settings, with the jittered busy wait: under SQLite's own
+                // busy handler the eight writers of a WAL_FULL slice stalled up to the busy
+                // timeout, so that slice took 2 s instead of 150 ms and the profile 5 minutes.
+                steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 7));
+                return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED);
             }
             case "smoke" -> {
                 for (Engine engine : Engine.values()) {
                     steps.addAll(smoke(engine));
                 }
-                return new Profile(name, 1, 1, 100, 3, 100, steps);
+                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");
         }
@@ -318,12 +340,18 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
                 measurementIterations > 0 ? measurementIterations : this.measurementIterations,
-                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps);
+                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps, busyWait);
     }
 
     /** This profile's settings with other steps. */
     Profile withSteps(List<Step> steps) {
-        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps);
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait);
+    }
+
+    /** This profile with another busy wait for every SQLite connection of its benchmarks. */
+    Profile withBusyWait(BusyWait wait) {
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps,
+                Objects.requireNonNull(wait, "wait"));
     }
 
     /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
@@ -341,7 +369,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing()));
             }
         }
-        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept);
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept, busyWait);
     }
 
     int forkRuns() {
@@ -375,7 +403,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         double seconds = 0;
         for (Step s : steps) {
             Timing t = s.timingIn(this);
-            seconds += s.combinations() * Math.max(1, t.forks()) * t.secondsPerFork(referenceMillis(t));
+            seconds += s.combinations() * Math.max(1, t.forks()) * t.secondsPerFork(s.measuresReference() ? referenceMillis(t) : 0);
         }
         return seconds;
     }
@@ -413,6 +441,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("storages", Arrays.stream(Storage.values())
                 .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
+        m.put("busyWait", busyWait.name());
         m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("forkRuns", forkRuns());

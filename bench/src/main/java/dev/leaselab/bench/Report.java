@@ -171,7 +171,7 @@ final class Report {
         return String.format(Locale.ROOT,
                 "Measured on %s (%s cores, %s), %s %s, Java %s (%s), SQLite %s (sqlite-jdbc %s), JMH %s, commit %s%s. "
                         + "Profile `%s`: %s fork(s), %s x %s ms warmup, %s x %s ms measurement per fork, "
-                        + "busy timeout %s ms; SQLite files on %s; took %s s.%n",
+                        + "busy timeout %s ms (busy wait %s); SQLite files on %s; took %s s.%n",
                 env.path("cpuModel").asText("?"), env.path("availableProcessors").asText("?"),
                 env.path("memoryTotalBytes").isNumber()
                         ? String.format(Locale.ROOT, "%.0f GiB", env.path("memoryTotalBytes").asDouble() / (1L << 30)) : "?",
@@ -183,7 +183,7 @@ final class Report {
                 s.path("warmupMillis").asText("?"), s.path("measurementIterations").asText("?"),
                 s.path("measurementMillis").asText("?"),
                 // runs before the setting was recorded used the store's default
-                s.path("busyTimeoutMillis").asText("5000"),
+                s.path("busyTimeoutMillis").asText("5000"), s.path("busyWait").asText(Gate.BUSY_WAIT_BEFORE_RECORDED),
                 env.has("databaseFileSystem")
                         ? env.path("databaseFileSystem").asText() + " (" + env.path("databaseDirectory").asText() + ")"
                         : "an unrecorded file system",

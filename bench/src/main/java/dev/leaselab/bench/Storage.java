@@ -3,6 +3,7 @@ package dev.leaselab.bench;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.lease.PostgresOptions;
 import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import dev.leaselab.lease.StoreOptions.JournalMode;
 import dev.leaselab.lease.StoreOptions.Synchronous;
 import java.nio.file.Path;
@@ -94,13 +95,34 @@ public enum Storage {
     public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(1);
 
     /**
+     * {@code -Dleaselab.bench.busyWait=SQLITE_SLEEPS|JITTERED}: how every SQLite connection of the
+     * benchmarks (the store's and the floor's) waits for the lock; the store's default when unset.
+     * The runner passes its own value to every fork and records it in the run's settings.
+     */
+    static final String BUSY_WAIT_PROPERTY = "leaselab.bench.busyWait";
+
+    /** The busy wait this JVM's benchmarks use ({@link #BUSY_WAIT_PROPERTY}). */
+    static BusyWait busyWait() {
+        String name = System.getProperty(BUSY_WAIT_PROPERTY);
+        if (name == null || name.isBlank()) {
+            return StoreOptions.defaults().busyWait();
+        }
+        try {
+            return BusyWait.valueOf(name.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-D" + BUSY_WAIT_PROPERTY + " must be one of "
+                    + Arrays.toString(BusyWait.values()) + ": '" + name + "'", e);
+        }
+    }
+
+    /**
      * The store options for this setting. The pool holds 16 connections, more than the largest
      * thread count measured, so threads wait for SQLite's lock and not for a connection.
      */
     public StoreOptions options() {
         requireSqlite();
         return StoreOptions.defaults().withJournalMode(journalMode).withSynchronous(synchronous)
-                .withBusyTimeout(BUSY_TIMEOUT).withPoolSize(16);
+                .withBusyTimeout(BUSY_TIMEOUT).withPoolSize(16).withBusyWait(busyWait());
     }
 
     /**
@@ -115,8 +137,8 @@ public enum Storage {
     }
 
     /**
-     * A plain JDBC connection with the same journal mode, {@code synchronous} and busy timeout as
-     * the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
+     * A plain JDBC connection with the same journal mode, {@code synchronous}, busy timeout and
+     * busy wait as the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
      */
     public Connection connect(Path file) throws SQLException {
         return connect(file, BUSY_TIMEOUT);
@@ -129,7 +151,14 @@ public enum Storage {
         config.setBusyTimeout((int) busyTimeout.toMillis());
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(journalMode.name()));
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
-        return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+        Connection connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+        try {
+            busyWait().install(connection, busyTimeout);
+        } catch (SQLException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        return connection;
     }
 
     private void requireSqlite() {

@@ -32,10 +32,11 @@ class ProfileTest {
      */
     private static final double QUICK_SECONDS_PER_STRATEGY = 4.3 * 60 / 9;
     /**
-     * What the paired headline ratios added on top: one fork per strategy and storage, of 36
-     * slices of 150 ms with two 15 ms reference windows each, and the fork's own 3 s.
+     * What the paired headline ratios added on top: one fork per strategy and storage, of 8 + 32
+     * slices of 150 ms (no reference windows: the paired step does not measure the reference),
+     * and the fork's own 3 s.
      */
-    private static final double PAIRED_SECONDS_PER_FORK = 36 * 0.18 + Profile.FORK_OVERHEAD_SECONDS;
+    private static final double PAIRED_SECONDS_PER_FORK = 40 * 0.15 + Profile.FORK_OVERHEAD_SECONDS;
 
     @ParameterizedTest
     @ValueSource(strings = {"quick", "full", "smoke"})
@@ -122,13 +123,13 @@ class ProfileTest {
         assertEquals(20, quick.referenceMillis());
         double perFork = (quick.warmupIterations() * (quick.warmupMillis() + 40)
                 + quick.measurementIterations() * (quick.measurementMillis() + 40)) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
-        // the paired forks: 4 + 32 slices of 150 ms, each with two 15 ms reference windows
-        double pairedPerFork = 36 * (150 + 30) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
+        // the paired forks: 8 + 32 slices of 150 ms, without reference windows
+        double pairedPerFork = 40 * 150 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
         int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).mapToInt(Profile.Step::combinations).sum();
         assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork, quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired: those slices may stall
         int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size();
-        assertEquals(quick.estimatedSeconds() + pairedOnFull * 36 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);
+        assertEquals(quick.estimatedSeconds() + pairedOnFull * 40 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);
         assertEquals(50, Profile.named("full").referenceMillis(), "1 s iterations: 50 ms windows, the most");
         assertEquals(10, Profile.named("smoke").referenceMillis(), "100 ms iterations: 10 ms windows, the least");
         Profile pgOnly = Profile.named("full").onlyEngine(PG);

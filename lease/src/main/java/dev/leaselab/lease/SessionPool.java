@@ -1,6 +1,7 @@
 package dev.leaselab.lease;
 
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
@@ -85,7 +86,14 @@ final class SessionPool {
         config.setBusyTimeout((int) options.busyTimeout().toMillis());
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(options.journalMode().name()));
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(options.synchronous().name()));
-        return new Session(config.createConnection("jdbc:sqlite:" + file));
+        Connection connection = config.createConnection("jdbc:sqlite:" + file);
+        try {
+            options.busyWait().install(connection, options.busyTimeout());
+        } catch (SQLException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        return new Session(connection);
     }
 
     private static void discard(Session session) {

@@ -126,6 +126,8 @@ public final class BenchMain implements Callable<Integer> {
         int iterations;
         @Option(names = "--iteration-ms", defaultValue = "-1", description = "default: the profile's")
         int iterationMillis;
+        @Option(names = "--no-open-loop", description = "leave out the profile's open-loop latency runs (OpenLoopMain)")
+        boolean noOpenLoop;
         @Option(names = "--busy-wait", description = "how every SQLite connection waits for the lock: SQLITE_SLEEPS "
                 + "(SQLite's busy handler) or JITTERED (default: the profile's; gate runs JITTERED, the others the store's default)")
         StoreOptions.BusyWait busyWait;
@@ -147,6 +149,11 @@ public final class BenchMain implements Callable<Integer> {
             if (busyWait != null) {
                 p = p.withBusyWait(busyWait);
             }
+            // The open loop measures the hot claim: a run narrowed to other benchmarks or modes leaves it out.
+            if (noOpenLoop || benchmarks != null && !benchmarks.contains(BenchmarkId.CLAIM_HOT) || modes != null) {
+                p = p.withOpenLoops(List.of());
+            }
+            p = p.withOpenLoops(p.openLoops().stream().filter(o -> threads == null || threads.contains(o.threads())).toList());
             java.io.PrintWriter out = spec.commandLine().getOut();
             // Before anything runs: without a server the PostgreSQL steps are dropped, loudly; a
             // server that is named but does not answer is an error (a dry run does not contact it).
@@ -158,6 +165,7 @@ public final class BenchMain implements Callable<Integer> {
             p = postgres.profile();
             if (dryRun) {
                 p.steps().forEach(s -> out.println("  " + s.describe()));
+                p.openLoops().forEach(o -> out.println("  " + o.describe()));
                 out.printf(Locale.ROOT, "%d forks, estimated %d min without stalls, at most about %d min%n", p.forkRuns(),
                         Math.round(p.estimatedSeconds() / 60), Math.round(p.worstCaseSeconds() / 60));
                 if (Boolean.TRUE.equals(postgres.record().get("measured"))) {
@@ -172,7 +180,7 @@ public final class BenchMain implements Callable<Integer> {
             }
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();
-            return BenchRun.run(p, output.resolve(id), out, true, resume, postgres).failedForks().isEmpty() ? 0 : ERROR;
+            return BenchRun.run(p, output.resolve(id), out, true, resume, postgres).complete() ? 0 : ERROR;
         }
     }
 

@@ -62,7 +62,7 @@ final class BenchRun {
      */
     static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume,
                        PostgresTarget.Plan postgres) throws RunnerException {
-        if (profile.steps().isEmpty()) {
+        if (profile.steps().isEmpty() && profile.openLoops().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
         RunFolder run = resume ? RunFolder.resume(folder, profile, postgres) : RunFolder.start(folder, profile, postgres);
@@ -87,6 +87,8 @@ final class BenchRun {
                 run.add(stepResults);
             }
         }
+        // After the JMH forks, so that no fork shares the CPUs with an open-loop JVM.
+        List<String> failedOpenLoops = OpenLoopRuns.run(todo, folder, console, resume);
         List<ForkKey> failedForks = run.failedForks(profile);
         long seconds = Math.round((System.nanoTime() - start) / 1e9);
         run.finish(failedForks, seconds);
@@ -98,7 +100,10 @@ final class BenchRun {
             console.printf(Locale.ROOT, "%d of %d forks failed and have no results: %s%n", failedForks.size(),
                     profile.forkRuns(), failedForks.stream().map(ForkKey::describe).toList());
         }
-        return new Outcome(folder, failedForks);
+        if (!failedOpenLoops.isEmpty()) {
+            console.printf(Locale.ROOT, "%d open-loop runs failed: %s%n", failedOpenLoops.size(), failedOpenLoops);
+        }
+        return new Outcome(folder, failedForks, failedOpenLoops);
     }
 
     /**
@@ -115,8 +120,15 @@ final class BenchRun {
      *
      * @param folder the results folder
      * @param failedForks the forks that produced no result (empty when all ran)
+     * @param failedOpenLoops the open-loop runs that failed, as text (empty when all ran)
      */
-    record Outcome(Path folder, List<ForkKey> failedForks) {}
+    record Outcome(Path folder, List<ForkKey> failedForks, List<String> failedOpenLoops) {
+
+        /** Whether every fork and every open-loop run produced its result. */
+        boolean complete() {
+            return failedForks.isEmpty() && failedOpenLoops.isEmpty();
+        }
+    }
 
     static org.openjdk.jmh.runner.options.Options options(Profile profile, Profile.Step step, Path tally) {
         Profile.Timing timing = step.timingIn(profile);

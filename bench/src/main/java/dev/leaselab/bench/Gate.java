@@ -150,7 +150,7 @@ final class Gate {
      * @param onlyInCurrent forks measured only in the current run
      */
     record Outcome(List<Line> lines, List<PairedLine> paired, Comparison geomean, List<ForkKey> onlyInBaseline,
-                   List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate) {
+                   List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate, GateStatistics.Test pairedTest) {
 
         /**
          * Whether any row regressed: the gate fails. The geomean's verdict is shown but does not
@@ -228,7 +228,7 @@ final class Gate {
             for (Measure m : GATED) {
                 paired.add(new PairedLine(key, m, b.estimate(m), c.estimate(m),
                         b.failed(PairedClaimBenchmark.Slice.CLAIM_ALL) + "/" + c.failed(PairedClaimBenchmark.Slice.CLAIM_ALL),
-                        stats.compare(b.ratios(m), c.ratios(m), true)));
+                        stats.compareRatios(b.ratios(m), c.ratios(m))));
             }
         });
         current.paired().keySet().stream().filter(k -> !baseline.paired().containsKey(k)).forEach(onlyCur::add);
@@ -256,7 +256,7 @@ final class Gate {
                     forFamily(l.comparison(), significant[lines.size() + i])));
         }
         Comparison geomean = stats.geomean(judged.stream().map(Line::comparison).toList());
-        return new Outcome(judged, judgedPaired, geomean, onlyBase, onlyCur, stats.threshold(), familyWise);
+        return new Outcome(judged, judgedPaired, geomean, onlyBase, onlyCur, stats.threshold(), familyWise, stats.pairedTest());
     }
 
     /** A row's verdict once the family is accounted for: a change not significant for the family is not called. */
@@ -308,7 +308,10 @@ final class Gate {
                 o.familyWiseRate() * 100, o.tested(), o.threshold() * 100));
         if (!o.paired().isEmpty()) {
             md.append("### Paired ratios (the strategy against its floor, measured in alternating slices of one fork)\n\n");
-            md.append("| row | baseline [95% CI] | current [95% CI] | change | 95% CI | p (U test) | pairs | failed | verdict |\n");
+            md.append("| row | baseline [95% CI] | current [95% CI] | change | 95% CI | p (" + switch (o.pairedTest()) {
+                case MANN_WHITNEY -> "U test";
+                case WELCH_T_ON_LOGS -> "Welch t, logs";
+            } + ") | pairs | failed | verdict |\n");
             md.append("|---|---|---|---:|---|---:|---|---|---|\n");
             for (PairedLine l : o.paired()) {
                 Comparison c = l.comparison();

@@ -11,6 +11,7 @@ import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.BusyWait;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -49,12 +50,17 @@ import org.openjdk.jmh.annotations.Mode;
  *   <li>{@code smoke}: two threads, one storage and one strategy per engine (WAL + NORMAL with
  *       {@code IMMEDIATE}, PostgreSQL with {@code PG_CONDITIONAL_UPDATE}), a few 100 ms
  *       iterations: the pipeline check that {@code mvn verify} runs.
+ *   <li>{@code gate}: the paired hot-job claim of every SQLite strategy on WAL + NORMAL and WAL +
+ *       FULL, one fork each of 2 warmup and 7 measured groups, every connection with the jittered
+ *       busy wait: what {@code compare} gates in CI, in about two minutes.
  * </ul>
  *
- * Without a PostgreSQL server the runner drops the PostgreSQL steps ({@link PostgresTarget#plan}).
+ * After its JMH steps a profile may run {@link OpenLoopStep}s (quick, full and smoke do): the hot
+ * claim's open-loop tail latency, next to the closed-loop one in the report. Without a PostgreSQL
+ * server the runner drops the PostgreSQL steps ({@link PostgresTarget#plan}).
  */
 record Profile(String name, int forks, int warmupIterations, int warmupMillis, int measurementIterations,
-               int measurementMillis, List<Step> steps, BusyWait busyWait) {
+               int measurementMillis, List<Step> steps, BusyWait busyWait, List<OpenLoopStep> openLoops) {
 
     /** JMH's per-fork cost beyond its iterations (JVM start, SQLite load, setup), as measured here. */
     static final double FORK_OVERHEAD_SECONDS = 3.0;
@@ -69,8 +75,17 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
 
+    /** The open loop's arrival rates, as fractions of the closed-loop maximum: half of it and most of it. */
+    static final List<Double> OPEN_LOOP_LOADS = List.of(0.5, 0.8);
+
     /** What every profile but {@code gate} runs with: the store's own default. */
     static final BusyWait STORE_DEFAULT_BUSY_WAIT = StoreOptions.defaults().busyWait();
+
+    Profile {
+        steps = List.copyOf(steps);
+        Objects.requireNonNull(busyWait, "busyWait");
+        openLoops = List.copyOf(openLoops);
+    }
 
     /**
      * The benchmarks whose strategy parameter is a {@link LockingStrategy} (the floor has none),
@@ -228,7 +243,10 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 for (Engine engine : Engine.values()) {
                     steps.addAll(quick(engine));
                 }
-                return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT);
+                // Open-loop tails where quick has closed-loop ones: the hot claim at 8 threads on WAL_NORMAL.
+                List<OpenLoopStep> open = List.of(new OpenLoopStep(8, List.of(Storage.WAL_NORMAL), LockingStrategy.of(Engine.SQLITE),
+                        OPEN_LOOP_LOADS, Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2)));
+                return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT, open);
             }
             case "full" -> {
                 // The same matrix on each engine, each on its own storages.
@@ -251,7 +269,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 for (Engine engine : Engine.values()) {
                     steps.add(Step.paired(8, Storage.of(engine), LockingStrategy.of(engine), 3, 12));
                 }
-                return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT);
+                List<OpenLoopStep> open = List.of(new OpenLoopStep(8, Storage.of(Engine.SQLITE), LockingStrategy.of(Engine.SQLITE),
+                        OPEN_LOOP_LOADS, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
+                return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT, open);
             }
             case "gate" -> {
                 // What a CI job runs: the paired hot-job claim of every SQLite strategy at 1 and 8
@@ -259,13 +279,16 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // busy handler the eight writers of a WAL_FULL slice stalled up to the busy
                 // timeout, so that slice took 2 s instead of 150 ms and the profile 5 minutes.
                 steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 7));
-                return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED);
+                return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED, List.of());
             }
             case "smoke" -> {
                 for (Engine engine : Engine.values()) {
                     steps.addAll(smoke(engine));
                 }
-                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT);
+                List<OpenLoopStep> open = List.of(new OpenLoopStep(2, List.of(Storage.WAL_NORMAL),
+                        List.of(LockingStrategy.of(Engine.SQLITE).get(0)), List.of(0.5), Duration.ofMillis(200),
+                        Duration.ofMillis(300), Duration.ofMillis(500)));
+                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT, open);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");
         }
@@ -340,18 +363,25 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
                 measurementIterations > 0 ? measurementIterations : this.measurementIterations,
-                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps, busyWait);
+                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps, busyWait, openLoops);
     }
 
     /** This profile's settings with other steps. */
     Profile withSteps(List<Step> steps) {
-        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait);
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait,
+                openLoops);
+    }
+
+    /** This profile with other open-loop steps (none: {@code List.of()}). */
+    Profile withOpenLoops(List<OpenLoopStep> open) {
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait,
+                open);
     }
 
     /** This profile with another busy wait for every SQLite connection of its benchmarks. */
     Profile withBusyWait(BusyWait wait) {
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps,
-                Objects.requireNonNull(wait, "wait"));
+                Objects.requireNonNull(wait, "wait"), openLoops);
     }
 
     /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
@@ -369,7 +399,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing()));
             }
         }
-        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept, busyWait);
+        List<OpenLoopStep> open = openLoops.stream().map(o -> o.filter(storage, strategy)).filter(Objects::nonNull).toList();
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept, busyWait,
+                open);
     }
 
     int forkRuns() {
@@ -383,7 +415,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** This profile with only the steps of one engine. */
     Profile onlyEngine(Engine engine) {
-        return withSteps(steps.stream().filter(s -> s.engine() == engine).toList());
+        // The open loop runs on SQLite only.
+        return withSteps(steps.stream().filter(s -> s.engine() == engine).toList())
+                .withOpenLoops(engine == Engine.SQLITE ? openLoops : List.of());
     }
 
     /**
@@ -404,6 +438,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         for (Step s : steps) {
             Timing t = s.timingIn(this);
             seconds += s.combinations() * Math.max(1, t.forks()) * t.secondsPerFork(s.measuresReference() ? referenceMillis(t) : 0);
+        }
+        for (OpenLoopStep o : openLoops) {
+            seconds += o.estimatedSeconds();
         }
         return seconds;
     }
@@ -444,6 +481,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("busyWait", busyWait.name());
         m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
+        m.put("openLoops", openLoops.stream().map(OpenLoopStep::describe).toList());
         m.put("forkRuns", forkRuns());
         m.put("estimatedSeconds", Math.round(estimatedSeconds()));
         m.put("worstCaseSeconds", Math.round(worstCaseSeconds()));

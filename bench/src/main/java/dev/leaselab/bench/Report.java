@@ -92,8 +92,9 @@ final class Report {
             md.append("## Latency (sample mode): closed loop\n\n");
             md.append("JMH's sample mode times the calls of a closed loop: a thread stuck behind a stalled store sends "
                     + "nothing meanwhile, so the requests a real arrival process would have queued are missing "
-                    + "(coordinated omission) and these tails are too short. For tail latency at a fixed arrival "
-                    + "rate, measured from each request's intended start, run `OpenLoopMain`.\n\n");
+                    + "(coordinated omission) and these tails are too short. Tail latency at a fixed arrival "
+                    + "rate, measured from each request's intended start, is in the open-loop section below where "
+                    + "this profile runs it (`OpenLoopMain` runs it on its own).\n\n");
             md.append("| benchmark | storage | strategy | threads | samples' unit | p50 | p99 | p99.9 | max | failed |\n");
             md.append("|---|---|---|---:|---|---:|---:|---:|---:|---:|\n");
             for (Row r : sorted(sample)) {
@@ -104,6 +105,7 @@ final class Report {
             }
             md.append('\n');
         }
+        md.append(openLoop(OpenLoopRuns.read(folder), sample));
         if (!charts.isEmpty()) {
             md.append("## Charts\n\n");
             for (String c : charts) {
@@ -115,6 +117,68 @@ final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the report in " + folder, e);
         }
+    }
+
+    /**
+     * The open-loop table: every strategy and storage the profile ran open-loop, one line per load,
+     * with the closed-loop p99.9 of the same hot claim, storage and threads next to it where the
+     * run has a {@code SampleTime} fork of it.
+     */
+    static String openLoop(List<JsonNode> runs, List<Row> sample) {
+        if (runs.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## Tail latency: open loop next to closed loop\n\n");
+        md.append("""
+                `OpenLoopMain`, in a JVM of its own per strategy and storage, first measures the hot-job claim's
+                closed-loop maximum (requests/s, every outcome) and then sends requests at fixed fractions of it;
+                each request's latency runs from the moment it was due to start, so a stall of the store is
+                charged to every request that queued behind it, which the closed loop (JMH's sample mode,
+                **p99.9 closed**, from this run's sample fork of the same strategy, storage and threads) does not
+                see. Latency covers every outcome; **won/s** counts won claims only. **late** counts requests that
+                started more than 1 ms after they were due (many mean the workers could not keep up), **failed**
+                those that failed or were still queued at the end. The target is p99.9 at most 10 ms.
+
+                | storage | strategy | threads | closed-loop max (req/s) | load | rate (req/s) | won/s | p50 ms | p99 ms | p99.9 ms | max ms | p99.9 closed ms | failed | late | p99.9 <= 10 ms |
+                |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+                """);
+        for (JsonNode run : runs) {
+            String storage = run.path("storage").asText("?");
+            String strategy = run.path("strategy").asText("?");
+            int threads = run.path("threads").asInt();
+            double closed = closedLoopP999Millis(sample, storage, strategy, threads);
+            for (JsonNode r : run.path("runs")) {
+                JsonNode x = r.path("result");
+                double p999 = x.path("p999Ms").asDouble(Double.NaN);
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %.2f | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |%n",
+                        storage, strategy, threads, number(run.path("closedLoop").path("requestsPerSecond").asDouble(Double.NaN)),
+                        r.path("load").asDouble(Double.NaN), number(x.path("rateAsked").asDouble(Double.NaN)),
+                        number(x.path("achievedWonPerSecond").asDouble(Double.NaN)), number(x.path("p50Ms").asDouble(Double.NaN)),
+                        number(x.path("p99Ms").asDouble(Double.NaN)), number(p999), number(x.path("maxMs").asDouble(Double.NaN)),
+                        number(closed), x.path("failed").asLong(), x.path("late").asLong(),
+                        Double.isNaN(p999) ? "-" : p999 <= 10 ? "yes" : "**no**"));
+            }
+        }
+        return md.append('\n').toString();
+    }
+
+    /** The closed-loop p99.9 in ms of the hot claim with these settings, or NaN if the run has no such sample fork. */
+    static double closedLoopP999Millis(List<Row> sample, String storage, String strategy, int threads) {
+        return sample.stream().filter(r -> r.benchmark() == BenchmarkId.CLAIM_HOT && r.threads() == threads
+                        && r.storage().name().equals(storage) && r.strategy() != null && r.strategy().name().equals(strategy))
+                .findFirst().map(r -> pct(r, 99.9) * millisPerUnit(r.unit())).orElse(Double.NaN);
+    }
+
+    /** Milliseconds per unit of a JMH sample-mode score unit such as {@code us/op}. */
+    static double millisPerUnit(String unit) {
+        String time = unit == null ? "" : unit.split("/")[0];
+        return switch (time) {
+            case "ns" -> 1e-6;
+            case "us" -> 1e-3;
+            case "ms" -> 1;
+            case "s" -> 1000;
+            default -> Double.NaN;
+        };
     }
 
     /**

@@ -77,11 +77,22 @@ class BenchSmokeTest {
             assertTrue(names.stream().allMatch(n -> n.endsWith(".png")), "charts: " + names);
         }
         for (BenchResults.Row r : BenchResults.load(run)) {
+            if (r.benchmark() == BenchmarkId.PAIRED) {
+                assertEquals(0, r.reference().length, r.key() + ": the paired step measures no machine reference");
+                continue;
+            }
             assertTrue(r.hasReference(), r.key() + ": a machine reference for each of its " + r.samples().length
                     + " iterations, found " + r.reference().length);
             assertTrue(java.util.Arrays.stream(r.reference()).allMatch(v -> v > 0), r.key() + " references are rates");
         }
         String report = Files.readString(run.resolve("report.md"));
+        // The open loop ran after the forks, and the report puts it next to the closed loop of the same work.
+        assertTrue(Files.isRegularFile(run.resolve(OpenLoopStep.FOLDER).resolve("WAL_NORMAL-IMMEDIATE.json")));
+        assertTrue(report.contains("## Tail latency: open loop next to closed loop"), report);
+        String open = report.substring(report.indexOf("## Tail latency")).lines().filter(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |") && l.contains("| 0.50 |"))
+                .findFirst().orElseThrow(() -> new AssertionError("no open-loop line:\n" + report));
+        assertTrue(!open.split("\\|")[12].strip().equals("-"), "the closed-loop p99.9 of the smoke's sample fork: " + open);
+        assertTrue(console.contains("open loop 1/1: IMMEDIATE on WAL_NORMAL"), console);
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);
         int forks = postgresMeasured() ? 6 : 4;

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.openjdk.jmh.annotations.Mode;
 
 /**
@@ -25,23 +27,28 @@ import org.openjdk.jmh.annotations.Mode;
  */
 class PairedGateTest {
 
-    private static final int GROUPS = 8;
+    /** As many measured groups as the gate profile runs. */
+    private static final int GATE_GROUPS = 7;
+    /** As many as one fork of the full profile's paired step runs. */
+    private static final int FULL_GROUPS = 12;
     /** The spread of one group's log ratio: wide enough that rows without correction do raise false alarms. */
     private static final double NOISE = 0.15;
 
-    @Test
-    void withNoChangeTheFamilyWiseFalseAlarmRateStaysWithinItsFivePercent() {
+    @ParameterizedTest
+    @EnumSource(GateStatistics.Test.class)
+    void withNoChangeTheFamilyWiseFalseAlarmRateStaysWithinItsFivePercent(GateStatistics.Test test) {
+        GateStatistics stats = GateStatistics.defaults().withPairedTest(test);
         int families = 200;
         int flagged = 0;
         int flaggedWithoutCorrection = 0;
         SplittableRandom random = new SplittableRandom(7);
         for (int f = 0; f < families; f++) {
-            Gate.Run a = run(random, null);
-            Gate.Run b = run(random, null);
-            Gate.Outcome o = Gate.compare(a, b, GateStatistics.defaults(), true);
+            Gate.Run a = run(random, null, GATE_GROUPS);
+            Gate.Run b = run(random, null, GATE_GROUPS);
+            Gate.Outcome o = Gate.compare(a, b, stats, true);
             assertEquals(24, o.paired().size());
             flagged += o.regressed() ? 1 : 0;
-            flaggedWithoutCorrection += uncorrectedFlags(a, b) > 0 ? 1 : 0;
+            flaggedWithoutCorrection += uncorrectedFlags(a, b, stats) > 0 ? 1 : 0;
         }
         assertTrue(flagged <= families * 0.05, flagged + " of " + families + " A/A families had a row flagged REGRESSED");
         // The control: the same families, each row at 5% on its own.
@@ -49,29 +56,49 @@ class PairedGateTest {
                 + " of " + families + " families had a flag: the noise is too small for this test to show anything");
     }
 
+    @ParameterizedTest
+    @EnumSource(GateStatistics.Test.class)
+    void withTwelveGroupsAStrategySlowedByAQuarterIsFlaggedOnItsRowsAndNoOtherRow(GateStatistics.Test test) {
+        int[] counts = slowedFamilies(test, FULL_GROUPS);
+        assertTrue(counts[0] >= 45, "the slowed strategy was caught in " + counts[0] + " of 50");
+        assertTrue(counts[1] <= 3, "another strategy was flagged in " + counts[1] + " of 50");
+    }
+
+    /**
+     * The gate's known limit, as results/gate-proof.md measured it on real runs (13 of 20): with
+     * the gate profile's 7 groups a side, the U test under Holm over 24 rows catches a quarter's
+     * slowdown about two times in three, never another strategy. Pinned so that a change of the
+     * statistics or of the profile that moves it is seen; the fix is more groups, not a looser test.
+     */
     @Test
-    void aStrategySlowedByAQuarterIsFlaggedOnItsRowsAndNoOtherRow() {
+    void withTheGatesSevenGroupsTheUTestCatchesAQuarterAboutTwoTimesInThree() {
+        int[] counts = slowedFamilies(GateStatistics.Test.MANN_WHITNEY, GATE_GROUPS);
+        assertTrue(counts[0] >= 25 && counts[0] <= 42, "the slowed strategy was caught in " + counts[0] + " of 50");
+        assertEquals(0, counts[1], "another strategy was flagged");
+    }
+
+    /** Of 50 families with SERIALIZED slowed to 0.75x: in how many it was flagged, and in how many another strategy was. */
+    private static int[] slowedFamilies(GateStatistics.Test test, int groups) {
         SplittableRandom random = new SplittableRandom(11);
         int caught = 0;
         int others = 0;
         for (int f = 0; f < 50; f++) {
-            Gate.Outcome o = Gate.compare(run(random, null), run(random, LockingStrategy.SERIALIZED), GateStatistics.defaults(), true);
+            Gate.Outcome o = Gate.compare(run(random, null, groups), run(random, LockingStrategy.SERIALIZED, groups),
+                    GateStatistics.defaults().withPairedTest(test), true);
             caught += o.paired().stream().anyMatch(l -> l.key().strategy() == LockingStrategy.SERIALIZED
                     && l.comparison().verdict() == Verdict.REGRESSED) ? 1 : 0;
             others += o.paired().stream().anyMatch(l -> l.key().strategy() != LockingStrategy.SERIALIZED
                     && l.comparison().verdict() == Verdict.REGRESSED) ? 1 : 0;
         }
-        assertTrue(caught >= 45, "the slowed strategy was caught in " + caught + " of 50");
-        assertTrue(others <= 3, "another strategy was flagged in " + others + " of 50");
+        return new int[] {caught, others};
     }
 
     /** Rows flagged when each row's test stands alone at 5%, with the same threshold and interval rule. */
-    private static long uncorrectedFlags(Gate.Run a, Gate.Run b) {
-        GateStatistics stats = GateStatistics.defaults();
+    private static long uncorrectedFlags(Gate.Run a, Gate.Run b, GateStatistics stats) {
         long n = 0;
         for (Map.Entry<ForkKey, PairedRatios.Row> e : a.paired().entrySet()) {
             for (PairedRatios.Measure m : Gate.GATED) {
-                Verdict v = stats.compare(e.getValue().ratios(m), b.paired().get(e.getKey()).ratios(m), true).verdict();
+                Verdict v = stats.compareRatios(e.getValue().ratios(m), b.paired().get(e.getKey()).ratios(m)).verdict();
                 n += v == Verdict.REGRESSED || v == Verdict.IMPROVED ? 1 : 0;
             }
         }
@@ -79,13 +106,13 @@ class PairedGateTest {
     }
 
     /** A synthetic gate run: every SQLite strategy on both WAL storages, the floor at 10k/s, ratios lognormal around 0.8. */
-    private static Gate.Run run(SplittableRandom random, LockingStrategy slowed) {
+    private static Gate.Run run(SplittableRandom random, LockingStrategy slowed, int groupCount) {
         Map<ForkKey, PairedRatios.Row> rows = new LinkedHashMap<>();
         for (Storage storage : List.of(Storage.WAL_NORMAL, Storage.WAL_FULL)) {
             for (LockingStrategy s : LockingStrategy.of(LockingStrategy.Engine.SQLITE)) {
                 double factor = s == slowed ? 0.75 : 1.0;
                 List<PairedRatios.Group> groups = new ArrayList<>();
-                for (int g = 0; g < GROUPS; g++) {
+                for (int g = 0; g < groupCount; g++) {
                     Map<Slice, PairedRatios.SliceResult> slices = new EnumMap<>(Slice.class);
                     double floor = 10_000;
                     slices.put(Slice.FLOOR_ALL, result(floor));

@@ -88,7 +88,10 @@ class ProfileTest {
         assertEquals(2 + sqlite * 2 + 1 + sqlite * 5 + sqlite * 2, quick.forkRuns(Engine.SQLITE));
         int pairedForks = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
                 .mapToInt(Profile.Step::combinations).sum();
-        double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK;
+        // and the open loop: per SQLite strategy a JVM of 0.5 s warmup, 2 s calibration, and two loads of 0.5 + 2 s
+        double openLoop = LockingStrategy.of(Engine.SQLITE).size() * (0.5 + 2 + 2 * (0.5 + 2) + OpenLoopStep.JVM_SECONDS);
+        double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
+                + openLoop;
         assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
                 + LockingStrategy.values().length + " strategies (" + budget + " s): " + quick.estimatedSeconds());
     }
@@ -126,7 +129,9 @@ class ProfileTest {
         // the paired forks: 8 + 32 slices of 150 ms, without reference windows
         double pairedPerFork = 40 * 150 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
         int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).mapToInt(Profile.Step::combinations).sum();
-        assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork, quick.estimatedSeconds(), 1e-9);
+        double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
+        assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
+        assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop, quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired: those slices may stall
         int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size();
         assertEquals(quick.estimatedSeconds() + pairedOnFull * 40 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);

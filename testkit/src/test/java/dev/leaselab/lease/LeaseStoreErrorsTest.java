@@ -1,8 +1,5 @@
 package dev.leaselab.lease;
 
-import dev.leaselab.testkit.Database;
-import java.util.SortedMap;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.leaselab.testkit.Database;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +21,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -308,11 +309,17 @@ class LeaseStoreErrorsTest {
         assertEquals(before, db.rows());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("sqliteStrategies")
-    void aWriteLockHeldPastTheBusyTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
+    static Stream<Arguments> sqliteStrategiesAndBusyWaits() {
+        return sqliteStrategies().stream().flatMap(strategy -> Arrays.stream(StoreOptions.BusyWait.values())
+                .map(wait -> Arguments.of(strategy, wait)));
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("sqliteStrategiesAndBusyWaits")
+    void aWriteLockHeldPastTheBusyTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy, StoreOptions.BusyWait wait)
+            throws Exception {
         assumeCovered(strategy);
-        seeded(strategy, StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(150)));
+        seeded(strategy, StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(150)).withBusyWait(wait));
         SortedMap<String, JobState> before = db.rows();
         try (Connection other = db.connect();
              Statement s = other.createStatement()) {

@@ -30,7 +30,7 @@ record OpenLoopStep(int threads, List<Storage> storages, List<LockingStrategy> s
 
     /** How long requests still queued after a window are waited for (OpenLoopMain's default). */
     static final Duration DRAIN = Duration.ofSeconds(2);
-    /** A JVM's start, the store's file and the report beyond the timed windows, as measured here. */
+    /** An allowance for a JVM's start, the store's file and the drain beyond the timed windows (not measured apart). */
     static final double JVM_SECONDS = 1.5;
     /** The folder inside a run folder that holds one JSON and one log per strategy and storage. */
     static final String FOLDER = "openloop";

@@ -83,24 +83,31 @@ public final class GateProof {
             for (Method m : Method.values()) {
                 List<Judged> aa = judge(m, previousA, a, stats);
                 List<Judged> ab = judge(m, previousA, b, stats);
-                long aaFlagged = aa.stream().filter(j -> j.verdict() != Verdict.UNCHANGED && j.verdict() != Verdict.INCONCLUSIVE).count();
-                boolean caught = ab.stream().anyMatch(j -> j.strategy() == slowed && j.verdict() == Verdict.REGRESSED);
-                long others = ab.stream().filter(j -> j.strategy() != slowed && j.verdict() == Verdict.REGRESSED).count();
-                int[] c = tally.get(m);
-                c[0] += aaFlagged == 0 ? 1 : 0;
-                c[1] += caught ? 1 : 0;
-                c[2] += others > 0 ? 1 : 0;
-                c[3] += (int) aaFlagged;
-                c[4] += aa.size();
-                row.append(String.format(Locale.ROOT, " | %s; %s%s", aaFlagged == 0 ? "A/A clean" : "**A/A " + aaFlagged + " flagged**",
-                        caught ? "slowed caught " + slowedRows(ab, slowed) : "**slowed missed** " + slowedRows(ab, slowed),
-                        others > 0 ? ", **" + others + " other flagged**" : ""));
+                row.append(" | ").append(count(tally.get(m), aa, ab, slowed, true));
             }
             lines.add(row.append(" |").toString());
             console.println(lines.get(lines.size() - 1));
             previousA = a;
             write(summary, header(started, tries, profile, environment, loadAtStart, runSeconds), tally, tries, t, lines);
         }
+    }
+
+    /**
+     * Adds one try's judgements to {@code c} (A/A clean, slowed caught, another flagged, A/A rows
+     * flagged, A/A rows) and returns its table cell, with the slowed rows' ratios if {@code ratios}.
+     */
+    static String count(int[] c, List<Judged> aa, List<Judged> ab, LockingStrategy slowed, boolean ratios) {
+        long aaFlagged = aa.stream().filter(j -> j.verdict() == Verdict.REGRESSED || j.verdict() == Verdict.IMPROVED).count();
+        boolean caught = ab.stream().anyMatch(j -> j.strategy() == slowed && j.verdict() == Verdict.REGRESSED);
+        long others = ab.stream().filter(j -> j.strategy() != slowed && j.verdict() == Verdict.REGRESSED).count();
+        c[0] += aaFlagged == 0 ? 1 : 0;
+        c[1] += caught ? 1 : 0;
+        c[2] += others > 0 ? 1 : 0;
+        c[3] += (int) aaFlagged;
+        c[4] += aa.size();
+        String detail = ratios ? " " + slowedRows(ab, slowed) : "";
+        return String.format(Locale.ROOT, "%s; %s%s", aaFlagged == 0 ? "A/A clean" : "**A/A " + aaFlagged + " flagged**",
+                (caught ? "slowed caught" : "**slowed missed**") + detail, others > 0 ? ", **" + others + " other flagged**" : "");
     }
 
     private static String slowedRows(List<Judged> judged, LockingStrategy slowed) {

@@ -1,6 +1,5 @@
 package dev.leaselab.bench;
 
-import dev.leaselab.bench.GateStatistics.Verdict;
 import dev.leaselab.lease.LockingStrategy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,17 +45,7 @@ public final class GateRejudge {
                 GateStatistics withTest = stats.withPairedTest(test);
                 List<GateProof.Judged> aa = GateProof.judge(GateProof.Method.PAIRED, before, after, withTest);
                 List<GateProof.Judged> ab = GateProof.judge(GateProof.Method.PAIRED, before, slowedRun, withTest);
-                long aaFlagged = aa.stream().filter(j -> j.verdict() == Verdict.REGRESSED || j.verdict() == Verdict.IMPROVED).count();
-                boolean caught = ab.stream().anyMatch(j -> j.strategy() == slowed && j.verdict() == Verdict.REGRESSED);
-                long others = ab.stream().filter(j -> j.strategy() != slowed && j.verdict() == Verdict.REGRESSED).count();
-                int[] c = tally[test.ordinal()];
-                c[0] += aaFlagged == 0 ? 1 : 0;
-                c[1] += caught ? 1 : 0;
-                c[2] += others > 0 ? 1 : 0;
-                c[3] += (int) aaFlagged;
-                c[4] += aa.size();
-                row.append(String.format(Locale.ROOT, " | %s; %s%s", aaFlagged == 0 ? "A/A clean" : "**A/A " + aaFlagged + " flagged**",
-                        caught ? "slowed caught" : "**slowed missed**", others > 0 ? ", **" + others + " other flagged**" : ""));
+                row.append(" | ").append(GateProof.count(tally[test.ordinal()], aa, ab, slowed, false));
             }
             lines.add(row.append(" |").toString());
         }

@@ -143,6 +143,7 @@ final class BenchRun {
                 .measurementIterations(timing.measurementIterations())
                 .measurementTime(TimeValue.milliseconds(timing.measurementMillis()))
                 .shouldFailOnError(false)
+                .syncIterations(step.benchmark() != BenchmarkId.PAIRED || Profile.PAIRED_SYNC_ITERATIONS)
                 .param(ForkKey.STORAGE, step.storages().stream().map(Enum::name).toArray(String[]::new));
         if (step.measuresReference()) {
             b.addProfiler(MachineReference.class, "millis=" + Profile.referenceMillis(timing));

@@ -17,6 +17,10 @@ enum BenchmarkId {
     RENEW(RenewBenchmark.class, "renew", true),
     COMPLETE(CompleteBenchmark.class, "complete", true),
     CYCLE(WorkerCycleBenchmark.class, "cycle", true),
+    /** claimNext of one job, then its complete, on a shared queue ({@link QueueBenchmark}). */
+    QUEUE_ONE(QueueBenchmark.class, "one", true),
+    /** claimNext of up to 16 jobs, then a complete for each. */
+    QUEUE_BATCH(QueueBenchmark.class, "batch", true),
     /** The plain UPDATE that every strategy is reported against; it has no strategy parameter. */
     FLOOR(FloorBenchmark.class, "update", false);
 

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.leaselab.bench.GateStatistics.Comparison;
 import dev.leaselab.bench.GateStatistics.Verdict;
@@ -64,10 +65,13 @@ final class Gate {
 
     /** The settings of environment.json that two compared runs must share: what was measured, and how. */
     static final List<String> SETTINGS = List.of("profile", "forks", "warmupIterations", "warmupMillis",
-            "measurementIterations", "measurementMillis", "busyTimeoutMillis", "busyWait", "steps");
+            "measurementIterations", "measurementMillis", "busyTimeoutMillis", "busyWait", "pairedSyncIterations", "steps");
 
     /** What runs from before the busy wait was recorded used: SQLite's own busy handler. */
     static final String BUSY_WAIT_BEFORE_RECORDED = "SQLITE_SLEEPS";
+
+    /** How runs from before it was recorded ran the paired slices: in JMH's synchronised iterations. */
+    static final boolean PAIRED_SYNC_BEFORE_RECORDED = true;
 
     /**
      * What makes two runs incomparable: each difference as text, empty if they were measured alike.
@@ -103,7 +107,14 @@ final class Gate {
 
     private static JsonNode recorded(JsonNode environment, String key) {
         JsonNode value = environment.path("settings").path(key);
-        return value.isMissingNode() && key.equals("busyWait") ? TextNode.valueOf(BUSY_WAIT_BEFORE_RECORDED) : value;
+        if (!value.isMissingNode()) {
+            return value;
+        }
+        return switch (key) {
+            case "busyWait" -> TextNode.valueOf(BUSY_WAIT_BEFORE_RECORDED);
+            case "pairedSyncIterations" -> BooleanNode.valueOf(PAIRED_SYNC_BEFORE_RECORDED);
+            default -> value;
+        };
     }
 
     /**

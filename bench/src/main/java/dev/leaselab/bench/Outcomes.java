@@ -2,6 +2,7 @@ package dev.leaselab.bench;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -209,6 +211,18 @@ public class Outcomes {
         boolean call(long fence);
     }
 
+    /** A claimNext: the leases of the jobs it was handed, none when the queue had none. */
+    @FunctionalInterface
+    interface NextCall {
+        List<Lease> call();
+    }
+
+    /** What a worker does with a job it was handed: true when the store accepted its completion. */
+    @FunctionalInterface
+    interface LeaseCall {
+        boolean call(Lease lease);
+    }
+
     /** A plain JDBC update: the number of rows it changed. */
     @FunctionalInterface
     interface UpdateCall {
@@ -283,6 +297,46 @@ public class Outcomes {
             won++;
         } else {
             refused++;
+        }
+        return finished;
+    }
+
+    /**
+     * Runs one turn of a queue worker, one outcome per job: {@code next} handing out nothing is
+     * {@code lost} (once per turn: the queue was empty); each job handed out is {@code won} when
+     * {@code work} completes it, {@code refused} when the store refuses the completion; a
+     * {@link LeaseStoreException} is {@code failed}, once for the claimNext or once per job whose
+     * completion threw.
+     *
+     * @return the jobs finished, or -1 when the claimNext failed
+     */
+    int drained(NextCall next, LeaseCall work) {
+        List<Lease> leases;
+        try {
+            leases = next.call();
+        } catch (LeaseStoreException e) {
+            failed++;
+            return -1;
+        }
+        if (leases.isEmpty()) {
+            lost++;
+            return 0;
+        }
+        int finished = 0;
+        for (Lease lease : leases) {
+            boolean accepted;
+            try {
+                accepted = work.call(lease);
+            } catch (LeaseStoreException e) {
+                failed++;
+                continue;
+            }
+            if (accepted) {
+                won++;
+                finished++;
+            } else {
+                refused++;
+            }
         }
         return finished;
     }

@@ -5,6 +5,8 @@ import static dev.leaselab.bench.BenchmarkId.COMPLETE;
 import static dev.leaselab.bench.BenchmarkId.CYCLE;
 import static dev.leaselab.bench.BenchmarkId.FLOOR;
 import static dev.leaselab.bench.BenchmarkId.PAIRED;
+import static dev.leaselab.bench.BenchmarkId.QUEUE_BATCH;
+import static dev.leaselab.bench.BenchmarkId.QUEUE_ONE;
 import static dev.leaselab.bench.BenchmarkId.RENEW;
 
 import dev.leaselab.lease.LockingStrategy;
@@ -37,9 +39,10 @@ import org.openjdk.jmh.annotations.Mode;
  *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
  *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
  *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,
- *       complete and the worker cycle for every SQLite strategy at 8 threads on WAL + NORMAL;
+ *       complete, the worker cycle and the queue ({@code QueueBenchmark}, one job and 16 per call)
+ *       for every SQLite strategy at 8 threads on WAL + NORMAL;
  *       latency percentiles of the hot job at 8 threads. PostgreSQL: the floor and the hot job at
- *       1 and 8 threads, renew, complete and the worker cycle at 8 threads, and the hot job's
+ *       1 and 8 threads, renew, complete, the worker cycle and the queue at 8 threads, and the hot job's
  *       latency at 8 threads, for every PostgreSQL strategy. One fork, one warmup and three
  *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
  *       {@code full}: there SQLite's busy handler stalls iterations.
@@ -52,8 +55,9 @@ import org.openjdk.jmh.annotations.Mode;
  *       {@code IMMEDIATE}, PostgreSQL with {@code PG_CONDITIONAL_UPDATE}), a few 100 ms
  *       iterations: the pipeline check that {@code mvn verify} runs.
  *   <li>{@code gate}: the paired hot-job claim of every SQLite strategy on WAL + NORMAL and WAL +
- *       FULL, one fork each of 2 warmup and 7 measured groups, every connection with the jittered
- *       busy wait: what {@code compare} gates in CI, in about two minutes.
+ *       FULL, one fork each of {@value #GATE_GROUPS} measured groups of {@value #GATE_SLICE_MILLIS} ms
+ *       slices (after 1.2 s of warmup), every connection with the jittered busy wait: what
+ *       {@code compare} gates in CI, in about two minutes.
  * </ul>
  *
  * After its JMH steps a profile may run {@link OpenLoopStep}s (quick, full and smoke do): the hot
@@ -81,6 +85,24 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** What every profile but {@code gate} runs with: the store's own default. */
     static final BusyWait STORE_DEFAULT_BUSY_WAIT = StoreOptions.defaults().busyWait();
+
+    /**
+     * The gate's measured groups a side and their slice length: many short groups rather than a
+     * few long ones, because the U test under Holm over 24 rows can call a row only when its
+     * groups are almost all ordered, and with 7 groups of 150 ms that caught a quarter's slowdown
+     * in 13 of 20 tries (results/gate-proof.md).
+     */
+    static final int GATE_GROUPS = 14;
+    static final int GATE_SLICE_MILLIS = 75;
+
+    /**
+     * Whether JMH synchronises the paired benchmark's iterations. It does not: a paired slice is
+     * timed by its threads' own stamps (first start to last end), and with JMH's synchronised
+     * iterations the threads that are done keep calling the benchmark until every thread is, so
+     * a writer starved at the end of an all-threads slice stays starved: on WAL_FULL, slices of
+     * 75 ms took 267 ms on average (the floor's) and the gate 143 s instead of 102 s.
+     */
+    static final boolean PAIRED_SYNC_ITERATIONS = false;
 
     Profile {
         steps = List.copyOf(steps);
@@ -116,20 +138,31 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
         /**
          * The paired hot-job claim ({@link PairedClaimBenchmark}) at {@code threads}, with its own
-         * timing: one group of four 150 ms slices to warm up, then {@code groups} groups, in each of
-         * {@code forks} forks. Slices this short are the point: a pair must share its CPU.
+         * timing: {@code groups} groups of four {@code sliceMillis} slices in each of {@code forks}
+         * forks, after at least {@link #WARMUP_MILLIS} of warmup in whole groups. Slices this short
+         * are the point: a pair must share its CPU.
          */
-        /**
-         * Groups of slices run as warmup: two, because the first group after a fork's start was
-         * the slowest of its fork in most forks (JIT, the WAL file's first pages).
-         */
-        static final int WARMUP_GROUPS = 2;
-
-        static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
-            int slice = 150;
-            return new Step(PAIRED, Mode.Throughput, threads, storages, strategies,
-                    new Timing(forks, WARMUP_GROUPS * PairedClaimBenchmark.GROUP, slice, groups * PairedClaimBenchmark.GROUP, slice));
+        static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups,
+                           int sliceMillis) {
+            int groupMillis = PairedClaimBenchmark.GROUP * sliceMillis;
+            int warmupGroups = (WARMUP_MILLIS + groupMillis - 1) / groupMillis;
+            return new Step(PAIRED, Mode.Throughput, threads, storages, strategies, new Timing(forks,
+                    warmupGroups * PairedClaimBenchmark.GROUP, sliceMillis, groups * PairedClaimBenchmark.GROUP, sliceMillis));
         }
+
+        /** As {@link #paired(int, List, List, int, int, int)} with slices of {@link #SLICE_MILLIS}. */
+        static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
+            return paired(threads, storages, strategies, forks, groups, SLICE_MILLIS);
+        }
+
+        /** The slice length of every paired step but the gate's. */
+        static final int SLICE_MILLIS = 150;
+
+        /**
+         * Warmup of a paired fork: two groups of 150 ms slices, because the first group after a
+         * fork's start was the slowest of its fork in most forks (JIT, the WAL file's first pages).
+         */
+        static final int WARMUP_MILLIS = 2 * PairedClaimBenchmark.GROUP * SLICE_MILLIS;
 
         Step {
             storages = List.copyOf(storages);
@@ -279,7 +312,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // threads on both WAL settings, with the jittered busy wait: under SQLite's own
                 // busy handler the eight writers of a WAL_FULL slice stalled up to the busy
                 // timeout, so that slice took 2 s instead of 150 ms and the profile 5 minutes.
-                steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, 7));
+                steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, GATE_GROUPS,
+                        GATE_SLICE_MILLIS));
                 return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED, List.of());
             }
             case "smoke" -> {
@@ -310,7 +344,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
-                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH)) {
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
@@ -322,7 +356,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, strategies));
                     steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, strategies));
                 }
-                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH)) {
                     steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));
@@ -342,6 +376,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(FLOOR, Mode.Throughput, 2, walNormal, first));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, first));
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, first));
+                steps.add(new Step(QUEUE_BATCH, Mode.Throughput, 2, walNormal, first));
                 steps.add(Step.paired(2, walNormal, first, 1, 2));
             }
             case POSTGRESQL -> {
@@ -480,6 +515,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
         m.put("busyWait", busyWait.name());
+        m.put("pairedSyncIterations", PAIRED_SYNC_ITERATIONS);
         m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("openLoops", openLoops.stream().map(OpenLoopStep::describe).toList());

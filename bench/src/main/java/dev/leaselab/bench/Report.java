@@ -193,8 +193,12 @@ final class Report {
             return "";
         }
         StringBuilder md = new StringBuilder("## Paired: the hot-job claim against its floor\n\n");
+        double[] sliceSeconds = rows.values().stream().flatMap(r -> r.groups().stream())
+                .flatMap(g -> g.slices().values().stream()).mapToDouble(PairedRatios.SliceResult::seconds).toArray();
+        md.append(String.format(Locale.ROOT, "Each fork alternates four slices (of %.0f ms, the median measured) ",
+                1000 * GateStatistics.median(sliceSeconds)));
         md.append("""
-                Each fork alternates four 150 ms slices in a random order per group: the strategy's hot-job claim
+                in a random order per group: the strategy's hot-job claim
                 and the floor's plain `UPDATE`, each with all threads and with one thread, on the same database and
                 the same threads. **x floor** is the median over groups of the claim's won/s over the floor's in the
                 same group, with its 95% bootstrap interval; **N / 1** is the claim at all threads over the claim at

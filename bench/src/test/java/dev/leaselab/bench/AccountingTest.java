@@ -70,6 +70,11 @@ class AccountingTest {
     static final String CYCLE_REFUSED = "a worker cycle whose renew is refused (wrong fence)";
     static final String CYCLE_UNDER_LOCK = "a worker cycle while another connection holds the write lock";
     static final String CYCLE_BUG = "a worker cycle whose call throws something other than LeaseStoreException";
+    static final String QUEUE_OF_TWO_JOBS = "a queue turn handed two jobs, both completed";
+    static final String QUEUE_EMPTY = "a queue turn on an empty queue";
+    static final String QUEUE_REFUSED = "a queue turn whose complete is refused (wrong fence)";
+    static final String QUEUE_UNDER_LOCK = "a queue turn while another connection holds the write lock";
+    static final String QUEUE_BUG = "a queue turn whose call throws something other than LeaseStoreException";
     static final String FLOOR_UPDATE = "the floor's update of its row";
     static final String FLOOR_MISSING_ROW = "the floor's update of a missing row";
     static final String FLOOR_UNDER_LOCK = "the floor's update while another connection holds the write lock";
@@ -218,6 +223,46 @@ class AccountingTest {
                 throw new IllegalStateException("a bug in the benchmark");
             }), CYCLE_BUG + ": a bug is not a measurement, it must propagate");
             expect(CYCLE_BUG, cycleBug, 0, 0, 0, 0);
+        }
+
+        // drained: QueueBenchmark's turn, one outcome per job handed out, on a queue of its own
+        Path queueFile = dir.resolve("accounting-queue-" + strategy + ".db");
+        try (LeaseStore store = SqliteLeaseStore.open(queueFile, strategy, STORAGE.options().withBusyTimeout(BUSY))) {
+            Outcomes o = outcomes.get();
+            store.enqueue("q1");
+            store.enqueue("q2");
+            assertEquals(2, o.drained(() -> store.claimNext("me", NOW, TTL, 2),
+                    lease -> store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")), QUEUE_OF_TWO_JOBS);
+            expect(QUEUE_OF_TWO_JOBS, o, 2, 0, 0, 0);
+            assertEquals(true, store.state("q2").orElseThrow().done(), QUEUE_OF_TWO_JOBS + ": the jobs are done");
+            counted.add(o);
+
+            o = outcomes.get();
+            assertEquals(0, o.drained(() -> store.claimNext("me", NOW, TTL, 2),
+                    lease -> store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")), QUEUE_EMPTY);
+            expect(QUEUE_EMPTY, o, 0, 1, 0, 0);
+            counted.add(o);
+
+            o = outcomes.get();
+            store.enqueue("q3");
+            assertEquals(0, o.drained(() -> store.claimNext("me", NOW, TTL, 2),
+                    lease -> store.complete(lease.jobId(), lease.owner(), lease.fence() + 1, NOW, "ok")), QUEUE_REFUSED);
+            expect(QUEUE_REFUSED, o, 0, 0, 1, 0);
+            counted.add(o);
+
+            Outcomes lockedQueue = outcomes.get();
+            store.enqueue("q4");
+            int drained = underWriteLock(queueFile, () -> lockedQueue.drained(() -> store.claimNext("me", NOW, TTL, 2),
+                    lease -> store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")));
+            expect(QUEUE_UNDER_LOCK, lockedQueue, 0, 0, 0, 1);
+            assertEquals(-1, drained, QUEUE_UNDER_LOCK);
+            counted.add(lockedQueue);
+
+            Outcomes queueBug = outcomes.get();
+            assertThrows(IllegalStateException.class, () -> queueBug.drained(() -> {
+                throw new IllegalStateException("a bug in the benchmark");
+            }, lease -> true), QUEUE_BUG + ": a bug is not a measurement, it must propagate");
+            expect(QUEUE_BUG, queueBug, 0, 0, 0, 0);
         }
 
         // updated: FloorBenchmark's statement on a plain connection with the storage's settings

@@ -94,8 +94,9 @@ class BenchSmokeTest {
         assertTrue(!open.split("\\|")[12].strip().equals("-"), "the closed-loop p99.9 of the smoke's sample fork: " + open);
         assertTrue(console.contains("open loop 1/1: IMMEDIATE on WAL_NORMAL"), console);
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
+        assertTrue(report.contains("## QueueBenchmark.batch"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);
-        int forks = postgresMeasured() ? 6 : 4;
+        int forks = postgresMeasured() ? 7 : 5;
         assertTrue(console.contains("[" + forks + "/" + forks), "progress lines are printed:\n" + console);
     }
 
@@ -116,8 +117,8 @@ class BenchSmokeTest {
     @Test
     void everyRowHasSamplesAndSaneCounters() {
         List<BenchResults.Row> rows = BenchResults.load(run).stream().filter(r -> r.benchmark() != BenchmarkId.PAIRED).toList();
-        assertEquals(postgresMeasured() ? 5 : 3, rows.size(),
-                "SQLite: floor, claim throughput, claim latency; PostgreSQL: floor, claim throughput");
+        assertEquals(postgresMeasured() ? 6 : 4, rows.size(),
+                "SQLite: floor, claim throughput, claim latency, the queue in batches; PostgreSQL: floor, claim throughput");
         for (BenchResults.Row r : rows) {
             assertEquals(3, r.samples().length, r.key().label());
             assertNotNull(r.tally(), "no tally for " + r.key());

@@ -1,7 +1,9 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStoreException;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -11,6 +13,35 @@ import java.util.OptionalLong;
  * reject it. They live in test code only; nothing in the benchmarks can reach them.
  */
 enum BrokenAccounting {
+
+    /** A queue turn that counts every job it was handed as done, without looking at the complete's answer. */
+    HANDED_OUT_JOB_COUNTS_AS_WON(AccountingTest.QUEUE_REFUSED) {
+        @Override
+        Outcomes outcomes() {
+            return new Outcomes() {
+                @Override
+                int drained(NextCall next, LeaseCall work) {
+                    List<Lease> leases;
+                    try {
+                        leases = next.call();
+                    } catch (LeaseStoreException e) {
+                        failed++;
+                        return -1;
+                    }
+                    if (leases.isEmpty()) {
+                        lost++;
+                        return 0;
+                    }
+                    int finished = 0;
+                    for (Lease lease : leases) {
+                        finished += work.call(lease) ? 1 : 0;
+                        won++;
+                    }
+                    return finished;
+                }
+            };
+        }
+    },
 
     /** A store that gave up (busy past the timeout) would show as throughput. */
     FAILED_CLAIM_COUNTS_AS_WON(AccountingTest.CLAIM_UNDER_LOCK) {

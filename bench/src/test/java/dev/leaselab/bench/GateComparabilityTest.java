@@ -3,12 +3,15 @@ package dev.leaselab.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,13 +51,42 @@ class GateComparabilityTest {
                 "compare", a.toString(), b.toString()));
     }
 
+    /**
+     * Settings that older runs did not record count as what those runs did: SQLite's own busy
+     * handler and synchronised paired iterations. So an old run compares with a new one measured
+     * the old way, and is refused against one measured the new way, naming the setting.
+     */
+    @Test
+    void settingsAnOlderRunDidNotRecordCountAsWhatItDid() throws Exception {
+        JsonNode old = Json.read(folder("old", "gate", "3.54.1").resolve("environment.json"));
+        JsonNode sameWay = Json.read(folder("same", "gate", "3.54.1",
+                s -> s.put("busyWait", "SQLITE_SLEEPS").put("pairedSyncIterations", true)).resolve("environment.json"));
+        JsonNode jittered = Json.read(folder("jittered", "gate", "3.54.1",
+                s -> s.put("busyWait", "JITTERED").put("pairedSyncIterations", true)).resolve("environment.json"));
+        JsonNode unsynchronised = Json.read(folder("unsynchronised", "gate", "3.54.1",
+                s -> s.put("busyWait", "SQLITE_SLEEPS").put("pairedSyncIterations", false)).resolve("environment.json"));
+
+        assertEquals(List.of(), Gate.differences(old, sameWay));
+        List<String> busy = Gate.differences(old, jittered);
+        assertEquals(1, busy.size(), busy.toString());
+        assertTrue(busy.get(0).startsWith("settings.busyWait: \"SQLITE_SLEEPS\" in the baseline, \"JITTERED\" now"), busy.get(0));
+        List<String> sync = Gate.differences(old, unsynchronised);
+        assertEquals(1, sync.size(), sync.toString());
+        assertTrue(sync.get(0).startsWith("settings.pairedSyncIterations: true in the baseline, false now"), sync.get(0));
+    }
+
     /** A results folder with no rows and an environment that says how it was measured. */
     private Path folder(String name, String profile, String sqlite) throws Exception {
+        return folder(name, profile, sqlite, settings -> { });
+    }
+
+    /** As {@link #folder(String, String, String)}, with more settings written by {@code more}. */
+    private Path folder(String name, String profile, String sqlite, Consumer<ObjectNode> more) throws Exception {
         Path f = Files.createDirectories(dir.resolve(name));
         Files.writeString(f.resolve(BenchResults.JMH_JSON), "[]");
         ObjectNode env = Json.MAPPER.createObjectNode();
         env.put("sqliteVersion", sqlite);
-        env.putObject("settings").put("profile", profile).put("forks", 1);
+        more.accept(env.putObject("settings").put("profile", profile).put("forks", 1));
         Files.writeString(f.resolve("environment.json"), Json.MAPPER.writeValueAsString(env));
         return f;
     }

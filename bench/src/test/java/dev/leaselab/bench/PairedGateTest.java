@@ -28,7 +28,9 @@ import org.openjdk.jmh.annotations.Mode;
 class PairedGateTest {
 
     /** As many measured groups as the gate profile runs. */
-    private static final int GATE_GROUPS = 7;
+    private static final int GATE_GROUPS = Profile.GATE_GROUPS;
+    /** As many as the gate ran before, with slices twice as long, when its proof caught 13 of 20. */
+    private static final int EARLIER_GATE_GROUPS = 7;
     /** As many as one fork of the full profile's paired step runs. */
     private static final int FULL_GROUPS = 12;
     /** The spread of one group's log ratio: wide enough that rows without correction do raise false alarms. */
@@ -65,16 +67,21 @@ class PairedGateTest {
     }
 
     /**
-     * The gate's known limit, as results/gate-proof.md measured it on real runs (13 of 20): with
-     * the gate profile's 7 groups a side, the U test under Holm over 24 rows catches a quarter's
-     * slowdown about two times in three, never another strategy. Pinned so that a change of the
-     * statistics or of the profile that moves it is seen; the fix is more groups, not a looser test.
+     * Why the gate runs many short groups: with 7 groups a side (what it ran when
+     * results/gate-proof.md first measured 13 of 20 on real runs), the U test under Holm over 24
+     * rows catches a quarter's slowdown only about two times in three, because it can reach Holm's
+     * first threshold only when all but about one of the 49 cross pairs are ordered; with the
+     * gate's groups it catches it nearly always, and flags another strategy at most as often as
+     * the issue allows (1 of 20).
      */
     @Test
-    void withTheGatesSevenGroupsTheUTestCatchesAQuarterAboutTwoTimesInThree() {
-        int[] counts = slowedFamilies(GateStatistics.Test.MANN_WHITNEY, GATE_GROUPS);
-        assertTrue(counts[0] >= 25 && counts[0] <= 42, "the slowed strategy was caught in " + counts[0] + " of 50");
-        assertEquals(0, counts[1], "another strategy was flagged");
+    void withTheGatesGroupsTheUTestCatchesAQuarterWhereSevenGroupsCaughtTwoInThree() {
+        int[] earlier = slowedFamilies(GateStatistics.Test.MANN_WHITNEY, EARLIER_GATE_GROUPS);
+        assertTrue(earlier[0] >= 25 && earlier[0] <= 42, "with 7 groups the slowed strategy was caught in " + earlier[0] + " of 50");
+        int[] now = slowedFamilies(GateStatistics.Test.MANN_WHITNEY, GATE_GROUPS);
+        assertTrue(now[0] >= 48, "with " + GATE_GROUPS + " groups the slowed strategy was caught in " + now[0] + " of 50");
+        // the issue's allowance: another strategy flagged in at most 1 of 20 tries
+        assertTrue(now[1] <= 2, "another strategy was flagged in " + now[1] + " of 50");
     }
 
     /** Of 50 families with SERIALIZED slowed to 0.75x: in how many it was flagged, and in how many another strategy was. */

@@ -78,20 +78,26 @@ class ProfileTest {
                 "FloorBenchmark.update thrpt 1", "FloorBenchmark.update thrpt 8",
                 "ClaimBenchmark.hotJob thrpt 1", "ClaimBenchmark.hotJob thrpt 8",
                 "RenewBenchmark.renew thrpt 8", "CompleteBenchmark.complete thrpt 8", "WorkerCycleBenchmark.cycle thrpt 8",
+                "QueueBenchmark.one thrpt 8", "QueueBenchmark.batch thrpt 8",
                 "ClaimBenchmark.hotJob sample 8", "PairedClaimBenchmark.slice thrpt 8")), pg);
         int sqlite = LockingStrategy.of(Engine.SQLITE).size();
         int postgres = LockingStrategy.of(PG).size();
-        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle + latency + paired)
-        assertEquals(2 + postgres * 7, quick.forkRuns(PG));
-        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 5 at 8 threads,
+        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle, the two queues + latency + paired)
+        assertEquals(2 + postgres * 9, quick.forkRuns(PG));
+        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 7 at 8 threads,
         // and every strategy paired on both WAL storages
-        assertEquals(2 + sqlite * 2 + 1 + sqlite * 5 + sqlite * 2, quick.forkRuns(Engine.SQLITE));
+        assertEquals(2 + sqlite * 2 + 1 + sqlite * 7 + sqlite * 2, quick.forkRuns(Engine.SQLITE));
         int pairedForks = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
                 .mapToInt(Profile.Step::combinations).sum();
         // and the open loop: per SQLite strategy a JVM of 0.5 s warmup, 2 s calibration, and two loads of 0.5 + 2 s
         double openLoop = LockingStrategy.of(Engine.SQLITE).size() * (0.5 + 2 + 2 * (0.5 + 2) + OpenLoopStep.JVM_SECONDS);
+        // and the queue (QueueBenchmark.one and .batch), two more forks per strategy at 8 threads
+        double queueForkSeconds = (quick.warmupIterations() * (quick.warmupMillis() + 2 * quick.referenceMillis())
+                + quick.measurementIterations() * (quick.measurementMillis() + 2 * quick.referenceMillis())) / 1000.0
+                + Profile.FORK_OVERHEAD_SECONDS;
+        double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
         double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
-                + openLoop;
+                + openLoop + queue;
         assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
                 + LockingStrategy.values().length + " strategies (" + budget + " s): " + quick.estimatedSeconds());
     }
@@ -115,8 +121,8 @@ class ProfileTest {
     void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
         Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
         p.steps().forEach(s -> assertEquals(PG, s.engine(), s.describe()));
-        // the 2 PostgreSQL floors + the 7 other PostgreSQL steps (the paired one too), of the one strategy kept
-        assertEquals(2 + 7, p.forkRuns());
+        // the 2 PostgreSQL floors + the 9 other PostgreSQL steps (the paired one too), of the one strategy kept
+        assertEquals(2 + 9, p.forkRuns());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.JobState;
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.SqliteLeaseStore;
 import java.util.List;
@@ -63,6 +64,11 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
         @Override
         public OptionalLong claim(String jobId, String owner, double now, double ttl) {
             return slow(() -> delegate.claim(jobId, owner, now, ttl));
+        }
+
+        @Override
+        public List<Lease> claimNext(String owner, double now, double ttl, int max) {
+            return slow(() -> delegate.claimNext(owner, now, ttl, max));
         }
 
         @Override

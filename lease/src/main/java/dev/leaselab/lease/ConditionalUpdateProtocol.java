@@ -1,6 +1,10 @@
 package dev.leaselab.lease;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -8,7 +12,8 @@ import java.util.OptionalLong;
  * evaluates the rule and writes the effect under its write lock, so nothing can come between the
  * check and the write. PostgreSQL (READ COMMITTED) locks the row before it writes, and a statement
  * that had to wait for another writer's lock evaluates the {@code WHERE} again on the row as that
- * writer committed it: the same compare-and-set.
+ * writer committed it: the same compare-and-set. claimNext is one statement too
+ * ({@link LeaseSql#claimNextInOneStatement}); on PostgreSQL its pick is {@code FOR UPDATE SKIP LOCKED}.
  */
 final class ConditionalUpdateProtocol implements WriteProtocol {
 
@@ -17,9 +22,11 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
     private final String renew;
     private final String complete;
     private final String release;
+    private final String claimNext;
 
-    ConditionalUpdateProtocol(LeaseSql sql) {
+    ConditionalUpdateProtocol(LeaseSql sql, LockingStrategy.Engine engine) {
         this.enqueue = sql.enqueue();
+        this.claimNext = sql.claimNextInOneStatement(engine);
         this.claim = claimStatement(sql);
         this.renew = LeaseSql.compareAndSet(sql.renewEffect(), sql.renewable());
         this.complete = LeaseSql.compareAndSet(sql.completeEffect(), sql.completable());
@@ -39,6 +46,20 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
     @Override
     public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
         return s.firstLong(claim, id, owner, now, until);
+    }
+
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        record Claimed(Lease lease, double place) {}
+        List<Claimed> claimed = new ArrayList<>();
+        try (ResultSet rows = s.query(claimNext, max, owner, now, until)) {
+            while (rows.next()) {
+                claimed.add(new Claimed(new Lease(rows.getString(1), owner, rows.getLong(2), until), rows.getDouble(3)));
+            }
+        }
+        // RETURNING rows come in no particular order: put them back in the queue's.
+        claimed.sort(Comparator.comparingDouble(Claimed::place).thenComparing(c -> c.lease().jobId()));
+        return claimed.stream().map(Claimed::lease).toList();
     }
 
     @Override

@@ -33,7 +33,7 @@ final class GroupCommitProtocol implements WriteProtocol {
     private final ReentrantLock leadership = new ReentrantLock();
 
     GroupCommitProtocol(LeaseSql sql) {
-        this.statements = new ConditionalUpdateProtocol(sql);
+        this.statements = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.SQLITE);
     }
 
     private interface Write<T> {
@@ -60,6 +60,11 @@ final class GroupCommitProtocol implements WriteProtocol {
     @Override
     public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
         return submit(s, session -> statements.claim(session, id, owner, now, until));
+    }
+
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        return submit(s, session -> statements.claimNext(session, owner, now, until, max));
     }
 
     @Override

@@ -86,6 +86,16 @@ abstract class JdbcLeaseStore implements LeaseStore {
     }
 
     @Override
+    public List<Lease> claimNext(String owner, double now, double ttl, int max) {
+        Objects.requireNonNull(owner, "owner");
+        double until = expiry(now, ttl);
+        if (max <= 0) {
+            throw new IllegalArgumentException("max must be positive: " + max);
+        }
+        return List.copyOf(run("claimNext", s -> protocol.claimNext(s, owner, now, until, max)));
+    }
+
+    @Override
     public boolean renew(String jobId, String owner, long fence, double now, double ttl) {
         Objects.requireNonNull(jobId, "jobId");
         Objects.requireNonNull(owner, "owner");

@@ -23,6 +23,9 @@ import java.nio.charset.StandardCharsets;
  *   <li>renew: {@code ?1} id, {@code ?2} owner, {@code ?3} fence, {@code ?4} now, {@code ?5} new until
  *   <li>complete: {@code ?1} id, {@code ?2} owner, {@code ?3} fence, {@code ?4} now, {@code ?5} result
  *   <li>release: {@code ?1} id, {@code ?2} owner, {@code ?3} fence
+ *   <li>claimNext: {@code ?1} the batch size, {@code ?2} owner, {@code ?3} now, {@code ?4} new until
+ *       (the claim's numbers, with the batch size where the id was); each job it picks is then
+ *       written with the claim's own parameters
  * </ul>
  * SQLite reads these numbers itself; for PostgreSQL, {@link PositionalSql} rewrites them.
  */
@@ -58,6 +61,65 @@ class LeaseSql {
 
     String claimEffect() {
         return "owner = ?2, until = ?4, fence = fence + 1";
+    }
+
+    /**
+     * The rule by which claimNext picks its jobs: the claim's own rule. A separate fragment, so
+     * that the kill matrix can break the queue without breaking {@code claim}.
+     */
+    String nextClaimable() {
+        return claimable();
+    }
+
+    /**
+     * The claimable jobs' ids, oldest first, at most {@code ?1} of them. SQLite keeps insertion
+     * order in the rowid; a PostgreSQL table keeps none (no rowid, and {@code ctid} moves with
+     * every update), and the contract's table has no column for it, so there the queue is ordered
+     * by {@code until}: never-claimed and released jobs (0) first, then expired leases in the order
+     * they ran out, then by id.
+     */
+    String nextClaimableIds(LockingStrategy.Engine engine) {
+        return "SELECT id FROM jobs WHERE (" + nextClaimable() + ") ORDER BY " + queueOrder(engine) + " LIMIT ?1";
+    }
+
+    static String queueOrder(LockingStrategy.Engine engine) {
+        return switch (engine) {
+            case SQLITE -> "rowid";
+            case POSTGRESQL -> "until, id";
+        };
+    }
+
+    /**
+     * The index claimNext reads the queue by, created like the table, only if missing: on SQLite
+     * the not-done jobs in rowid order (a scan for the oldest claimable job skips the done ones),
+     * on PostgreSQL in the queue's order.
+     */
+    static String createQueueIndex(LockingStrategy.Engine engine) {
+        return switch (engine) {
+            case SQLITE -> "CREATE INDEX IF NOT EXISTS " + QUEUE_INDEX + " ON jobs (done) WHERE done = 0";
+            case POSTGRESQL -> "CREATE INDEX IF NOT EXISTS " + QUEUE_INDEX + " ON jobs (until, id) WHERE done = 0";
+        };
+    }
+
+    static final String QUEUE_INDEX = "jobs_queue";
+
+    /**
+     * claimNext in one statement (the compare-and-set strategies): picks the oldest claimable
+     * jobs and claims them under the statement's own lock. Returns each job's id, new fence and
+     * its place in the queue (rowid on SQLite; on PostgreSQL the expiry it had), because
+     * {@code RETURNING} rows come in no particular order. On PostgreSQL the pick skips rows that
+     * other transactions hold locked ({@code FOR UPDATE SKIP LOCKED}), so racing workers take
+     * different jobs instead of queueing for the same one, and the update checks the rule again.
+     */
+    String claimNextInOneStatement(LockingStrategy.Engine engine) {
+        return switch (engine) {
+            case SQLITE -> "UPDATE jobs SET " + claimEffect() + " WHERE rowid IN (SELECT rowid FROM jobs WHERE ("
+                    + nextClaimable() + ") ORDER BY rowid LIMIT ?1) RETURNING id, fence, rowid";
+            case POSTGRESQL -> "WITH picked AS (SELECT id AS picked_id, until AS was FROM jobs WHERE (" + nextClaimable()
+                    + ") ORDER BY until, id LIMIT ?1 FOR UPDATE SKIP LOCKED) UPDATE jobs SET " + claimEffect()
+                    + " FROM picked WHERE jobs.id = picked.picked_id AND (" + nextClaimable() + ")"
+                    + " RETURNING jobs.id, jobs.fence, picked.was";
+        };
     }
 
     String renewable() {

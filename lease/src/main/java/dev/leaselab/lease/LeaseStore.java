@@ -39,6 +39,31 @@ public interface LeaseStore extends AutoCloseable {
      */
     OptionalLong claim(String jobId, String owner, double now, double ttl);
 
+    /**
+     * Takes the lease of the next job in the queue: the oldest job that {@link #claim} would
+     * grant ({@code done = 0 AND until <= now}), so a lease that expired under a stalled or dead
+     * worker is simply the next job for someone else. Same as {@code claimNext(owner, now, ttl, 1)}.
+     *
+     * @return the lease, or empty if no job is claimable right now
+     */
+    default Optional<Lease> claimNext(String owner, double now, double ttl) {
+        return claimNext(owner, now, ttl, 1).stream().findFirst();
+    }
+
+    /**
+     * Takes the leases of up to {@code max} claimable jobs at once, oldest first, in one atomic
+     * step of the store's strategy: no job is handed to two workers, and each job's fence grows by
+     * one. "Oldest" is insertion order on SQLite; on PostgreSQL, which keeps no insertion order, it
+     * is the job whose lease ran out first ({@code until}, never-claimed jobs first), then the id.
+     * A job whose row another transaction holds locked at that moment may be passed over on
+     * PostgreSQL: that transaction is claiming or writing it.
+     *
+     * @return the leases in queue order, fewer than {@code max} (or none) when fewer jobs are claimable
+     * @throws IllegalArgumentException if {@code max} is not positive, or {@code now} or {@code ttl}
+     *     are not as for {@link #claim}
+     */
+    List<Lease> claimNext(String owner, double now, double ttl, int max);
+
     /** Extends a live lease held by {@code owner} with {@code fence} to {@code now + ttl}. */
     boolean renew(String jobId, String owner, long fence, double now, double ttl);
 

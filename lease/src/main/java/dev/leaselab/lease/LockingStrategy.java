@@ -136,7 +136,7 @@ public enum LockingStrategy {
         return switch (this) {
             case IMMEDIATE -> new TransactionProtocol(sql, "BEGIN IMMEDIATE", null, false, options.busyTimeout());
             case EXCLUSIVE -> new TransactionProtocol(sql, "BEGIN EXCLUSIVE", null, false, options.busyTimeout());
-            case CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql);
+            case CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql, Engine.SQLITE);
             case SERIALIZED -> new TransactionProtocol(sql, "BEGIN IMMEDIATE", new ReentrantLock(true), false,
                     options.busyTimeout());
             case DEFERRED_RETRY -> new TransactionProtocol(sql, "BEGIN DEFERRED", null, true, options.busyTimeout());
@@ -149,7 +149,7 @@ public enum LockingStrategy {
     WriteProtocol postgresProtocol(LeaseSql sql) {
         return switch (this) {
             case PG_ROW_LOCK -> new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ROW);
-            case PG_CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql);
+            case PG_CONDITIONAL_UPDATE -> new ConditionalUpdateProtocol(sql, Engine.POSTGRESQL);
             case PG_ADVISORY_LOCK -> new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.ADVISORY);
             case IMMEDIATE, EXCLUSIVE, CONDITIONAL_UPDATE, SERIALIZED, DEFERRED_RETRY, GROUP_COMMIT ->
                     throw wrongEngine(Engine.POSTGRESQL);

@@ -142,16 +142,18 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
      * safe against itself: two sessions that both find the table missing both try to create it,
      * and one fails on the catalog's unique index. So the creation runs under an advisory lock, and
      * a table that already exists is not touched at all (a user without the right to create tables
-     * can then still open a store on a prepared database).
+     * can then still open a store on a prepared database). The same goes for the index that
+ * claimNext reads the queue by: created with the table, or added once to a table without it.
      */
     private static void createTable(Session s, LeaseSql sql) throws SQLException {
-        if (s.firstBoolean("SELECT to_regclass('jobs') IS NOT NULL")) {
+        if (s.firstBoolean("SELECT to_regclass('jobs') IS NOT NULL AND to_regclass('" + LeaseSql.QUEUE_INDEX + "') IS NOT NULL")) {
             return;
         }
         s.beginTransaction();
         try {
             s.execute(SCHEMA_LOCK);
             s.execute(sql.createPostgresTable());
+            s.execute(LeaseSql.createQueueIndex(LockingStrategy.Engine.POSTGRESQL));
             s.commitTransaction();
         } catch (SQLException | RuntimeException e) {
             s.rollbackTransactionQuietly();

@@ -1,6 +1,8 @@
 package dev.leaselab.lease;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -12,6 +14,12 @@ import java.util.OptionalLong;
  *
  * <p>{@code enqueue} needs no lock: {@code INSERT ... ON CONFLICT DO NOTHING} on the primary key is
  * atomic by itself, so it runs in autocommit.
+ *
+ * <p>claimNext picks its jobs under the same kind of lock: with {@link Lock#ROW}, by
+ * {@code SELECT ... FOR UPDATE SKIP LOCKED}, so racing workers lock different rows instead of
+ * queueing for one; with {@link Lock#ADVISORY}, under an advisory lock of the whole queue that
+ * serialises claimNext calls, then each picked job's own advisory lock and its rule read again,
+ * because a {@code claim} of that job takes only the job's lock.
  */
 final class PostgresTransactionProtocol implements WriteProtocol {
 
@@ -32,12 +40,21 @@ final class PostgresTransactionProtocol implements WriteProtocol {
     private final String enqueue;
     private final CheckedWrites statements;
     private final String advisoryLock;
+    private final String pick;
+
+    /**
+     * The advisory lock of the queue, of the two-integer form like the store's schema lock, so
+     * it never collides with a job's one-bigint lock; the numbers are "leas" and "queu" in ASCII.
+     */
+    private static final String QUEUE_LOCK = "SELECT pg_advisory_xact_lock(1818583411, 1903519093)";
 
     PostgresTransactionProtocol(LeaseSql sql, Lock lock) {
         this.lock = lock;
         this.enqueue = sql.enqueue();
         this.statements = CheckedWrites.of(sql, this::check);
         this.advisoryLock = LeaseSql.advisoryLock();
+        String ids = sql.nextClaimableIds(LockingStrategy.Engine.POSTGRESQL);
+        this.pick = lock == Lock.ROW ? ids + " FOR UPDATE SKIP LOCKED" : ids;
     }
 
     private String check(String rule) {
@@ -54,6 +71,34 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         return inTransaction(s, id, () -> allowed(s, statements.claimCheck(), id, owner, now, until)
                 ? s.firstLong(statements.claimWrite(), id, owner, now, until)
                 : OptionalLong.empty());
+    }
+
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        s.beginTransaction();
+        try {
+            if (lock == Lock.ADVISORY) {
+                s.execute(QUEUE_LOCK);
+            }
+            List<Lease> leases = new ArrayList<>();
+            for (String id : s.strings(pick, max, owner, now, until)) {
+                if (lock == Lock.ADVISORY) {
+                    s.execute(advisoryLock, id);
+                    if (!s.exists(statements.claimCheck(), id, owner, now, until)) {
+                        continue;
+                    }
+                }
+                OptionalLong fence = s.firstLong(statements.claimWrite(), id, owner, now, until);
+                if (fence.isPresent()) {
+                    leases.add(new Lease(id, owner, fence.getAsLong(), until));
+                }
+            }
+            s.commitTransaction();
+            return leases;
+        } catch (SQLException | RuntimeException e) {
+            s.rollbackTransactionQuietly();
+            throw e;
+        }
     }
 
     @Override

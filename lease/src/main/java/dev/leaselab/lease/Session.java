@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -87,6 +89,17 @@ final class Session implements AutoCloseable {
                 // the statement must run to its end; see above
             }
             return first;
+        }
+    }
+
+    /** Runs a query and reads the first column of every row as text, to the end. */
+    List<String> strings(String sql, Object... parameters) throws SQLException {
+        try (ResultSet rows = bind(sql, parameters).executeQuery()) {
+            List<String> values = new ArrayList<>();
+            while (rows.next()) {
+                values.add(rows.getString(1));
+            }
+            return values;
         }
     }
 

@@ -8,7 +8,8 @@ import java.util.Objects;
  * The {@link LeaseStore} on one SQLite file, following {@code docs/CONTRACT.md}.
  *
  * <p>Opening creates the {@code jobs} table if it is missing and never touches an existing one,
- * so fences survive a re-open. The store keeps up to {@link StoreOptions#poolSize()} connections
+ * so fences survive a re-open; it adds the index that {@link #claimNext} reads the queue by, if
+ * that is missing (the table itself stays as the contract has it). The store keeps up to {@link StoreOptions#poolSize()} connections
  * open and lends one to each operation; it is safe to share between threads, and several stores
  * in this process or in others may share one file. {@link #state} reads the file, never a cache.
  *
@@ -60,6 +61,7 @@ public final class SqliteLeaseStore extends JdbcLeaseStore {
         this.pool = new SessionPool(this.file, options);
         createTableOrClose(s -> {
             s.execute(sql.createTable());
+            s.execute(LeaseSql.createQueueIndex(LockingStrategy.Engine.SQLITE));
             return null;
         });
     }

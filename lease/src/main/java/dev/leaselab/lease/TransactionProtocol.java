@@ -2,6 +2,8 @@ package dev.leaselab.lease;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,7 @@ final class TransactionProtocol implements WriteProtocol {
     private final long retryBudgetNanos;
     private final String enqueue;
     private final CheckedWrites statements;
+    private final String nextIds;
 
     /**
      * @param begin the statement that opens the transaction, or null to run each statement in its
@@ -41,6 +44,7 @@ final class TransactionProtocol implements WriteProtocol {
         this.retryBudgetNanos = retryBudget.toNanos();
         this.enqueue = sql.enqueue();
         this.statements = CheckedWrites.of(sql, LeaseSql::check);
+        this.nextIds = sql.nextClaimableIds(LockingStrategy.Engine.SQLITE);
     }
 
     @Override
@@ -53,6 +57,21 @@ final class TransactionProtocol implements WriteProtocol {
         return inTransaction(s, () -> s.exists(statements.claimCheck(), id, owner, now, until)
                 ? s.firstLong(statements.claimWrite(), id, owner, now, until)
                 : OptionalLong.empty());
+    }
+
+    /** The pick is the check: it runs in the same transaction as the writes. */
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        return inTransaction(s, () -> {
+            List<Lease> leases = new ArrayList<>();
+            for (String id : s.strings(nextIds, max, owner, now, until)) {
+                OptionalLong fence = s.firstLong(statements.claimWrite(), id, owner, now, until);
+                if (fence.isPresent()) {
+                    leases.add(new Lease(id, owner, fence.getAsLong(), until));
+                }
+            }
+            return leases;
+        });
     }
 
     @Override

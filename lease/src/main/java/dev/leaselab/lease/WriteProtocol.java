@@ -1,6 +1,7 @@
 package dev.leaselab.lease;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -12,6 +13,9 @@ interface WriteProtocol {
     boolean enqueue(Session s, String id) throws SQLException;
 
     OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException;
+
+    /** Claims up to {@code max} claimable jobs, oldest first; {@code max} is positive. */
+    List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException;
 
     boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException;
 

@@ -18,7 +18,8 @@ import java.util.function.Predicate;
  *
  * <ol>
  *   <li>the fences of successful claims are distinct and run 1..k; a gap is allowed only where
- *       an unknown claim may have taken the fence;
+ *       an unknown claim may have taken the fence (a claim of {@link Op#ANY_JOB}, a claimNext
+ *       whose answer was lost, counts for every job);
  *   <li>a claim that finished before another began has the smaller fence;
  *   <li>no renew, complete or release is accepted with a fence older than a claim that finished
  *       before the write began;
@@ -43,14 +44,19 @@ public final class HistoryChecker {
         Objects.requireNonNull(ops, "ops");
         Map<String, List<Op>> byJob = new TreeMap<>();
         long origin = Long.MAX_VALUE;
+        int claimsOfAnyJob = 0;
         for (Op op : ops) {
-            byJob.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
             origin = Math.min(origin, op.start());
+            if (Op.ANY_JOB.equals(op.job())) {
+                claimsOfAnyJob++;
+                continue;
+            }
+            byJob.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
         }
         List<Violation> violations = new ArrayList<>();
         int[] stale = new int[2];
         for (Map.Entry<String, List<Op>> job : byJob.entrySet()) {
-            JobHistory history = new JobHistory(job.getKey(), job.getValue());
+            JobHistory history = new JobHistory(job.getKey(), job.getValue(), claimsOfAnyJob);
             history.fencesRunOneToK(violations);
             history.earlierClaimHasSmallerFence(violations);
             history.noStaleWriteAccepted(violations, stale);
@@ -72,9 +78,11 @@ public final class HistoryChecker {
         private final List<Op> all;
         private int unknownClaims;
 
-        JobHistory(String job, List<Op> ops) {
+        /** @param claimsOfAnyJob unknown claims of {@link Op#ANY_JOB}: each may have taken one fence of this job */
+        JobHistory(String job, List<Op> ops, int claimsOfAnyJob) {
             this.job = job;
             this.all = ops;
+            this.unknownClaims = claimsOfAnyJob;
             for (Op op : ops) {
                 if (op.kind() == Op.Kind.CLAIM) {
                     if (op.ok()) {

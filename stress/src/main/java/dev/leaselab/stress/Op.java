@@ -24,6 +24,12 @@ import java.util.Locale;
 public record Op(String process, long seq, Kind kind, String job, String owner, long fence, double now,
         double ttl, String result, Outcome outcome, long start, long end) {
 
+    /**
+     * The job of a claim whose job is not known: a {@code claimNext} that failed or whose process
+     * died, which may have taken the next fence of any job (one per job at most).
+     */
+    public static final String ANY_JOB = "*";
+
     /** The lease operations a history records. */
     public enum Kind { CLAIM, RENEW, COMPLETE, RELEASE }
 

@@ -1,7 +1,10 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,6 +44,38 @@ public final class RecordedStore {
         } catch (RuntimeException e) {
             throw unknown(op, e);
         }
+    }
+
+    /**
+     * Runs a claimNext and records each job it handed out as a claim of that job, over the span
+     * of the call: to the history, a lease from the queue is a claim like any other.
+     *
+     * @return the claims, one per lease, in queue order (none when the queue had nothing);
+     *     null when the call failed with a database error: which jobs it would have taken is not
+     *     known, so it is recorded as one claim of {@link Op#ANY_JOB} of unknown outcome
+     */
+    public List<Op> claimNext(String owner, double now, double ttl, int max) {
+        long start = System.nanoTime();
+        List<Lease> leases;
+        try {
+            leases = store.claimNext(owner, now, ttl, max);
+        } catch (LeaseStoreException e) {
+            Op unknown = new Op(process, seq.incrementAndGet(), Op.Kind.CLAIM, Op.ANY_JOB, owner, 0, now, ttl, null,
+                    Op.Outcome.UNKNOWN, start, Long.MAX_VALUE);
+            sink.invoked(unknown);
+            failed(unknown, e);
+            return null;
+        }
+        long end = System.nanoTime();
+        List<Op> claims = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            Op op = new Op(process, seq.incrementAndGet(), Op.Kind.CLAIM, lease.jobId(), owner, lease.fence(), now, ttl,
+                    null, Op.Outcome.OK, start, end);
+            sink.invoked(op);
+            sink.answered(op);
+            claims.add(op);
+        }
+        return claims;
     }
 
     public Op renew(String job, String owner, long fence, double now, double ttl) {

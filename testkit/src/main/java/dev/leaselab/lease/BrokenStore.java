@@ -182,6 +182,63 @@ public enum BrokenStore {
                 }
             };
         }
+    },
+
+    /** The queue without its {@code done} check: claimNext hands out a job that is already done. */
+    CLAIM_NEXT_HANDS_OUT_DONE_JOBS("CONTRACT 13 (claimNext)") {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String nextClaimable() {
+                    return "until <= ?3";
+                }
+            };
+        }
+    },
+
+    /**
+     * The queue of fresh jobs only ({@code until = 0}): a lease that expired under a dead worker
+     * is never handed out again, so its job is skipped forever.
+     */
+    CLAIM_NEXT_SKIPS_EXPIRED_LEASES("CONTRACT 14 (claimNext)") {
+        @Override
+        LeaseSql sql() {
+            return new LeaseSql() {
+                @Override
+                String nextClaimable() {
+                    return "done = 0 AND until = 0";
+                }
+            };
+        }
+    },
+
+    /** claimNext picks in one statement and writes in another: two workers are handed one job. */
+    CLAIM_NEXT_READ_THEN_WRITE("CONTRACT 15 (claimNext)") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
+            return new ClaimNextReadThenWrite(strategy.protocol(sql, options), sql);
+        }
+    },
+
+    /**
+     * A batch that hands one job out twice: the last lease of a batch of two or more is the
+     * first one again, as a batch loop that claims a job it already claimed would return.
+     */
+    CLAIM_NEXT_BATCH_REPEATS_A_JOB("CONTRACT 16 (claimNext)") {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public List<Lease> claimNext(String owner, double now, double ttl, int max) {
+                    List<Lease> batch = new ArrayList<>(delegate.claimNext(owner, now, ttl, max));
+                    if (batch.size() >= 2) {
+                        batch.set(batch.size() - 1, batch.get(0));
+                    }
+                    return batch;
+                }
+            };
+        }
     };
 
     private final String origin;

@@ -1,6 +1,7 @@
 package dev.leaselab.lease;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.OptionalLong;
 
 /** A broken protocol for the kill matrix: it answers "no" when the database is busy. */
@@ -35,6 +36,11 @@ final class BusyAsRefusal implements WriteProtocol {
     @Override
     public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
         return orElse(() -> delegate.claim(s, id, owner, now, until), OptionalLong.empty());
+    }
+
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        return orElse(() -> delegate.claimNext(s, owner, now, until, max), List.of());
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.leaselab.lease;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -30,6 +31,11 @@ final class ClaimRowsNotReadToTheEnd implements WriteProtocol {
         try (ResultSet rows = s.query(claim, id, owner, now, until)) {
             return rows.next() ? OptionalLong.of(rows.getLong(1)) : OptionalLong.empty();
         }
+    }
+
+    @Override
+    public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
+        return delegate.claimNext(s, owner, now, until, max);
     }
 
     @Override

@@ -34,6 +34,11 @@ public class ForwardingLeaseStore implements LeaseStore {
     }
 
     @Override
+    public List<Lease> claimNext(String owner, double now, double ttl, int max) {
+        return delegate.claimNext(owner, now, ttl, max);
+    }
+
+    @Override
     public boolean renew(String jobId, String owner, long fence, double now, double ttl) {
         return delegate.renew(jobId, owner, fence, now, ttl);
     }

@@ -2,9 +2,11 @@ package dev.leaselab.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.JobState;
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.io.IOException;
@@ -12,7 +14,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -480,6 +484,165 @@ public abstract class LeaseStoreContract {
         for (LeaseStore store : opened) {
             assertEquals(new JobState("j", "A", 130, fence, null, false), stateOf(store, "j"));
         }
+    }
+
+    // ---- claimNext: the queue ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void claimNextOfAnEmptyQueueOrOfDoneAndHeldJobsIsEmpty(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        assertEquals(Optional.empty(), store.claimNext("A", 100, TTL));
+        assertEquals(List.of(), store.claimNext("A", 100, TTL, 5));
+        long fence = claimed(store, "done", "A", 100);
+        assertTrue(store.complete("done", "A", fence, 110, "r"));
+        claimed(store, "held", "A", 125);
+        // After the done job's lease ran out (130), and while the held one is live (until 155).
+        assertEquals(Optional.empty(), store.claimNext("B", 140, TTL));
+        assertEquals(List.of(), store.claimNext("B", 140, TTL, 5));
+        assertEquals(new JobState("done", "A", 130, 1, "r", true), stateOf(store, "done"));
+        assertEquals(new JobState("held", "A", 155, 1, null, false), stateOf(store, "held"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void claimNextHandsOutTheOldestJobWithItsNextFence(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        for (String id : List.of("job-3", "job-1", "job-2")) {
+            store.enqueue(id);
+        }
+        // SQLite's queue is in insertion order; PostgreSQL's, with no insertion order, by expiry and id.
+        List<String> order = subject.engine() == Engine.SQLITE ? List.of("job-3", "job-1", "job-2") : List.of("job-1", "job-2", "job-3");
+        List<Lease> handedOut = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            handedOut.add(store.claimNext("A", 100 + i, TTL).orElseThrow(() -> new AssertionError("the queue ran dry early")));
+        }
+        assertEquals(List.of(new Lease(order.get(0), "A", 1, 130), new Lease(order.get(1), "A", 1, 131),
+                new Lease(order.get(2), "A", 1, 132)), handedOut);
+        assertEquals(new JobState(order.get(1), "A", 131, 1, null, false), stateOf(store, order.get(1)));
+        assertEquals(Optional.empty(), store.claimNext("B", 110, TTL));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void claimNextHandsOutAnExpiredLeaseAndFencesOutItsOldHolder(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        long first = claimed(store, "j", "A", 100);
+        assertEquals(Optional.empty(), store.claimNext("B", 129, TTL), "the lease is live until 130");
+        Lease taken = store.claimNext("B", 130, TTL).orElseThrow(() -> new AssertionError("the expired lease was skipped"));
+        assertEquals(new Lease("j", "B", first + 1, 160), taken);
+        assertFalse(store.complete("j", "A", first, 131, "stale"));
+        assertTrue(store.complete("j", "B", taken.fence(), 140, "b"));
+        assertEquals(new JobState("j", "B", 160, 2, "b", true), stateOf(store, "j"));
+        // A released job is back in the queue with its fence kept.
+        long released = claimed(store, "k", "A", 200);
+        assertTrue(store.release("k", "A", released));
+        assertEquals(Optional.of(new Lease("k", "C", released + 1, 231)), store.claimNext("C", 201, TTL));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void claimNextBatchTakesUpToMaxDistinctJobsInQueueOrder(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        List<String> ids = IntStream.range(0, 5).mapToObj(i -> "q-" + i).toList();
+        ids.forEach(store::enqueue);
+        List<Lease> first = store.claimNext("A", 100, TTL, 3);
+        assertEquals(List.of(new Lease("q-0", "A", 1, 130), new Lease("q-1", "A", 1, 130), new Lease("q-2", "A", 1, 130)), first);
+        List<Lease> rest = store.claimNext("B", 100, TTL, 10);
+        assertEquals(List.of(new Lease("q-3", "B", 1, 130), new Lease("q-4", "B", 1, 130)), rest);
+        assertEquals(List.of(), store.claimNext("C", 100, TTL, 10));
+        for (Lease lease : first) {
+            assertEquals(new JobState(lease.jobId(), "A", 130, 1, null, false), stateOf(store, lease.jobId()));
+        }
+        // Once the leases run out, the whole queue comes round again, each job once, with fence 2.
+        List<Lease> again = store.claimNext("D", 130, TTL, 10);
+        assertEquals(ids, again.stream().map(Lease::jobId).sorted().toList());
+        assertTrue(again.stream().allMatch(l -> l.fence() == 2), "fences of the second round: " + again);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void claimNextRefusesBadArgumentsNamingThem(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        store.enqueue("j");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> store.claimNext("A", 100, TTL, 0)).getMessage().contains("max"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> store.claimNext("A", 100, TTL, -1)).getMessage().contains("max"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> store.claimNext("A", 100, 0)).getMessage().contains("ttl"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> store.claimNext("A", Double.NaN, TTL)).getMessage().contains("now"));
+        assertTrue(assertThrows(NullPointerException.class, () -> store.claimNext(null, 100, TTL)).getMessage().contains("owner"));
+        assertEquals(new JobState("j", null, 0, 0, null, false), stateOf(store, "j"), "a refused call changed the job");
+    }
+
+    /**
+     * Workers on two stores drain one queue at once, in batches of one and of three; every job
+     * must be handed out exactly once, with fence 1. The test also counts how many claimNext calls
+     * overlapped in time: a drain whose calls never met would prove nothing, so it must see some.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void workersDrainingOneQueueAtOnceAreEachHandedDifferentJobs(ContractSubject subject) throws Exception {
+        LeaseStore one = open(subject);
+        LeaseStore two = open(subject);
+        int jobs = 150;
+        int workers = 8;
+        for (int i = 0; i < jobs; i++) {
+            one.enqueue("drain-" + i);
+        }
+        List<Lease> handedOut = Collections.synchronizedList(new ArrayList<>());
+        List<long[]> calls = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch ready = new CountDownLatch(workers);
+        CountDownLatch gate = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(workers);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                LeaseStore store = w % 2 == 0 ? one : two;
+                String owner = "worker-" + w;
+                int batch = w % 4 < 2 ? 1 : 3;
+                running.add(threads.submit(() -> {
+                    ready.countDown();
+                    gate.await();
+                    while (true) {
+                        long start = System.nanoTime();
+                        List<Lease> got = store.claimNext(owner, 100, TTL, batch);
+                        calls.add(new long[] {start, System.nanoTime()});
+                        if (got.isEmpty()) {
+                            return null;
+                        }
+                        handedOut.addAll(got);
+                    }
+                }));
+            }
+            ready.await();
+            gate.countDown();
+            for (Future<?> worker : running) {
+                worker.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        List<String> ids = handedOut.stream().map(Lease::jobId).toList();
+        Set<String> distinct = new HashSet<>(ids);
+        assertEquals(ids.size(), distinct.size(), "jobs handed out more than once: " + (ids.size() - distinct.size()));
+        assertEquals(jobs, distinct.size(), "jobs handed out");
+        for (Lease lease : handedOut) {
+            assertEquals(1, lease.fence(), "fence of " + lease);
+            assertEquals(new JobState(lease.jobId(), lease.owner(), 130, 1, null, false), stateOf(one, lease.jobId()));
+        }
+        assertTrue(overlapping(calls) > 0, "no two claimNext calls overlapped in time: the drain was never raced");
+    }
+
+    /** How many calls started while another was still running. */
+    private static long overlapping(List<long[]> calls) {
+        List<long[]> sorted = new ArrayList<>(calls);
+        sorted.sort(Comparator.comparingLong(c -> c[0]));
+        long overlaps = 0;
+        long latestEnd = Long.MIN_VALUE;
+        for (long[] call : sorted) {
+            overlaps += call[0] < latestEnd ? 1 : 0;
+            latestEnd = Math.max(latestEnd, call[1]);
+        }
+        return overlaps;
     }
 
     // ---- claimMany: exactly one winner ----

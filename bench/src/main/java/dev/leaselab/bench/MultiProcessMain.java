@@ -1,0 +1,298 @@
+package dev.leaselab.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.SqliteLeaseStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Contention between processes, not only threads: the same number of threads split over P worker
+ * JVMs ({@link MultiProcessWorker}) on one SQLite file, each process with its own store, so that
+ * only SQLite's lock and its busy handler decide who goes next (an in-process queue such as
+ * {@code SERIALIZED}'s or {@code GROUP_COMMIT}'s can order only its own process's threads). For
+ * each split P x T, the floor (P processes running the plain {@code UPDATE}) and then every
+ * strategy's hot-job claim; all processes pass a common start gate. Per run: won per wall second
+ * over all threads of all processes, failures (busy past the timeout), lost claims, Jain's index
+ * over all threads, the slowest thread's share, and x floor against the floor of the same split.
+ * The hot job's final fence must equal the wins counted (warmup included): a check that every
+ * process counted what it did.
+ * <pre>
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --storage WAL_FULL --splits 1x8,2x4,4x2,8x1
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --strategies IMMEDIATE,GROUP_COMMIT --json mp.json
+ * </pre>
+ * SQLite only for now; {@code -Dleaselab.bench.busyWait=JITTERED} sets every process's busy wait.
+ * Exit codes: 0 success, 2 a usage or runtime error.
+ */
+@Command(name = "leaselab-multiprocess", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "The same threads in 1, 2, 4, 8 processes on one SQLite file: hot-job claims and the floor, "
+                + "each process with its own store, all starting at one gate.")
+public final class MultiProcessMain implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+    @Option(names = "--storage", defaultValue = "WAL_FULL", description = "WAL_NORMAL, WAL_FULL or DELETE_FULL (default: ${DEFAULT-VALUE}); busy timeout 1 s")
+    Storage storage;
+    @Option(names = "--strategies", split = ",", description = "SQLite strategies (default: all of them)")
+    List<LockingStrategy> strategies;
+    @Option(names = "--splits", split = ",", defaultValue = "1x8,2x4,4x2,8x1",
+            description = "processes x threads per process (default: ${DEFAULT-VALUE})")
+    List<String> splits;
+    @Option(names = "--warmup", defaultValue = "1s", converter = OpenLoopMain.DurationConverter.class,
+            description = "per run, not counted (default: ${DEFAULT-VALUE})")
+    Duration warmup;
+    @Option(names = "--duration", defaultValue = "3s", converter = OpenLoopMain.DurationConverter.class,
+            description = "the measured window per run (default: ${DEFAULT-VALUE})")
+    Duration duration;
+    @Option(names = "--json", description = "also write the results to this file")
+    Path json;
+
+    public static void main(String[] args) {
+        if (System.getProperty(BenchMain.SLF4J_VERBOSITY) == null) {
+            System.setProperty(BenchMain.SLF4J_VERBOSITY, "ERROR");
+        }
+        System.exit(execute(System.out, System.err, args));
+    }
+
+    /** Runs the command and returns its exit code instead of exiting (tests call this). */
+    static int execute(PrintStream out, PrintStream err, String... args) {
+        CommandLine cli = new CommandLine(new MultiProcessMain());
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        return BenchMain.execute(cli, out, err, args);
+    }
+
+    /** A split of the threads: {@code processes} JVMs of {@code threads} threads each. */
+    record Split(int processes, int threads) {
+        static Split parse(String text) {
+            String[] parts = text.trim().toLowerCase(Locale.ROOT).split("x");
+            try {
+                if (parts.length == 2) {
+                    Split s = new Split(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+                    if (s.processes >= 1 && s.threads >= 1) {
+                        return s;
+                    }
+                }
+            } catch (NumberFormatException e) {
+                // the message below says what is expected
+            }
+            throw new IllegalArgumentException("--splits takes PROCESSESxTHREADS, each at least 1, e.g. 2x4: '" + text + "'");
+        }
+
+        @Override
+        public String toString() {
+            return processes + "x" + threads;
+        }
+    }
+
+    /**
+     * One run's figures.
+     *
+     * @param work the strategy, or {@value MultiProcessWorker#FLOOR}
+     * @param wonPerSecond won operations over all threads per wall second of the measured window
+     * @param jain Jain's index of the threads' won counts
+     * @param slowestShare the smallest thread's won count over the mean
+     * @param perProcessWon each process's won count, in start order
+     */
+    record RunResult(String work, Split split, double wonPerSecond, long won, long lost, long failed, double jain,
+                     double slowestShare, List<Long> perProcessWon, double seconds) {
+
+        String line() {
+            return String.format(Locale.ROOT, "%-18s %-4s %10.0f won/s  lost %d  failed %d  Jain %.2f  slowest %.2f  per process %s",
+                    work, split, wonPerSecond, lost, failed, jain, slowestShare, perProcessWon);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (storage.engine() != Engine.SQLITE) {
+            throw new IllegalArgumentException("MultiProcessMain runs on SQLite only for now: --storage " + storage);
+        }
+        List<LockingStrategy> measured = strategies != null ? strategies : LockingStrategy.of(Engine.SQLITE);
+        for (LockingStrategy s : measured) {
+            if (s.engine() != Engine.SQLITE) {
+                throw new IllegalArgumentException("--strategies takes SQLite strategies only for now: " + s);
+            }
+        }
+        List<Split> parsed = splits.stream().map(Split::parse).toList();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "%s, busy wait %s, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s s)%n",
+                storage, Storage.busyWait(), warmup, duration, MultiProcessWorker.TTL_SECONDS);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Split split : parsed) {
+            RunResult floor = runOne(MultiProcessWorker.FLOOR, split);
+            out.println(floor.line());
+            rows.add(row(floor, Double.NaN));
+            for (LockingStrategy strategy : measured) {
+                RunResult r = runOne(strategy.name(), split);
+                double xFloor = r.wonPerSecond() / floor.wonPerSecond();
+                out.println(r.line() + String.format(Locale.ROOT, "  x floor %.2f", xFloor));
+                rows.add(row(r, xFloor));
+            }
+            out.flush();
+        }
+        if (json != null) {
+            Map<String, Object> report = new LinkedHashMap<>();
+            report.put("storage", storage.name());
+            report.put("busyWait", Storage.busyWait().name());
+            report.put("warmupMillis", warmup.toMillis());
+            report.put("measureMillis", duration.toMillis());
+            report.put("runs", rows);
+            Json.writeFile(json, report);
+            out.println("wrote " + json);
+        }
+        return 0;
+    }
+
+    private static Map<String, Object> row(RunResult r, double xFloor) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("result", r);
+        m.put("xFloor", Double.isNaN(xFloor) ? null : xFloor);
+        return m;
+    }
+
+    /** Creates a fresh file, starts the split's processes, opens the gate, and reads back their counts. */
+    RunResult runOne(String work, Split split) throws IOException, InterruptedException, SQLException {
+        Path dir = Files.createTempDirectory("leaselab-multiprocess-");
+        Path file = dir.resolve("multiprocess.db");
+        LockingStrategy schemaBy = MultiProcessWorker.FLOOR.equals(work) ? LockingStrategy.IMMEDIATE : LockingStrategy.valueOf(work);
+        try (LeaseStore store = SqliteLeaseStore.open(file, schemaBy, storage.options())) {
+            store.enqueue(ClaimBenchmark.HOT);
+            store.enqueue(PairedClaimBenchmark.FLOOR_ROW);
+        }
+        List<Process> processes = new ArrayList<>();
+        List<Path> outputs = new ArrayList<>();
+        try {
+            for (int p = 0; p < split.processes(); p++) {
+                Path output = dir.resolve("process-" + p + ".json");
+                outputs.add(output);
+                List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp", System.getProperty("java.class.path"),
+                        "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
+                        "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
+                        MultiProcessWorker.class.getName(), file.toString(), storage.name(), work,
+                        Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
+                        output.toString());
+                processes.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            }
+            for (Process process : processes) {
+                awaitReady(process, work, split);
+            }
+            for (Process process : processes) {
+                OutputStream gate = process.getOutputStream();
+                gate.write('\n');
+                gate.flush();
+            }
+            long limit = warmup.toMillis() + duration.toMillis() + 60_000;
+            for (Process process : processes) {
+                if (!process.waitFor(limit, TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("a worker process of " + work + " " + split + " did not finish within "
+                            + limit + " ms");
+                }
+                if (process.exitValue() != 0) {
+                    throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
+                }
+            }
+            RunResult result = fold(work, split, outputs);
+            checkFence(work, file, outputs);
+            return result;
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+            SqliteBenchDb.deleteDirectory(dir);
+        }
+    }
+
+    private static void awaitReady(Process process, String work, Split split) throws IOException {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        for (String line; (line = lines.readLine()) != null; ) {
+            if (line.strip().equals(MultiProcessWorker.READY)) {
+                return;
+            }
+        }
+        throw new IllegalStateException("a worker process of " + work + " " + split + " ended before it was ready");
+    }
+
+    static RunResult fold(String work, Split split, List<Path> outputs) {
+        List<long[]> threads = new ArrayList<>();
+        List<Long> perProcess = new ArrayList<>();
+        long lost = 0;
+        long failed = 0;
+        long start = Long.MAX_VALUE;
+        long end = Long.MIN_VALUE;
+        for (Path output : outputs) {
+            long processWon = 0;
+            for (JsonNode t : Json.read(output).path("threads")) {
+                long won = t.path("won").asLong();
+                processWon += won;
+                threads.add(new long[] {won});
+                lost += t.path("lost").asLong();
+                failed += t.path("failed").asLong();
+                start = Math.min(start, t.path("startNanos").asLong());
+                end = Math.max(end, t.path("endNanos").asLong());
+            }
+            perProcess.add(processWon);
+        }
+        long won = perProcess.stream().mapToLong(Long::longValue).sum();
+        double seconds = Math.max(1e-9, (end - start) / 1e9);
+        double sum = 0;
+        double squares = 0;
+        long smallest = Long.MAX_VALUE;
+        for (long[] t : threads) {
+            sum += t[0];
+            squares += (double) t[0] * t[0];
+            smallest = Math.min(smallest, t[0]);
+        }
+        double jain = squares == 0 ? Double.NaN : sum * sum / (threads.size() * squares);
+        double mean = sum / threads.size();
+        return new RunResult(work, split, won / seconds, won, lost, failed, jain, mean == 0 ? Double.NaN : smallest / mean,
+                List.copyOf(perProcess), seconds);
+    }
+
+    /**
+     * Every won claim and every floor update raised a fence by one, so the stored fence must be
+     * the wins counted by all processes, warmup included: a process that miscounted, or a win that
+     * did not commit, shows here.
+     */
+    private void checkFence(String work, Path file, List<Path> outputs) throws SQLException {
+        long counted = 0;
+        for (Path output : outputs) {
+            for (JsonNode t : Json.read(output).path("threads")) {
+                counted += t.path("won").asLong() + t.path("warmupWon").asLong();
+            }
+        }
+        String row = MultiProcessWorker.FLOOR.equals(work) ? PairedClaimBenchmark.FLOOR_ROW : ClaimBenchmark.HOT;
+        try (Connection c = storage.connect(file); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT fence FROM jobs WHERE id = '" + row + "'")) {
+            long stored = r.next() ? r.getLong(1) : -1;
+            if (stored != counted) {
+                throw new IllegalStateException(work + ": the stored fence of '" + row + "' is " + stored + " but the processes "
+                        + "counted " + counted + " wins");
+            }
+        }
+    }
+}

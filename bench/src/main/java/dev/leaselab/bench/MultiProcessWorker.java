@@ -1,0 +1,164 @@
+package dev.leaselab.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.SqliteLeaseStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * One worker process of {@link MultiProcessMain}: opens its own store (or, for the floor, its own
+ * plain connections) on the shared file, says {@value #READY} on stdout, waits for a line on stdin
+ * (the common start gate), runs its threads through a warmup and a measured window, writes what
+ * each thread counted to a JSON file and exits. Not for direct use.
+ *
+ * <p>Arguments: {@code file storage strategy|FLOOR threads warmupMillis measureMillis out}.
+ *
+ * <p>The hot-job claim across processes cannot share an in-JVM counter as {@link ClaimBenchmark}
+ * does, so {@code now} is {@link System#nanoTime()} in seconds (CLOCK_MONOTONIC, one clock for
+ * every process on the host) and a lease lasts {@value #TTL_SECONDS} s: every attempt that starts
+ * after the previous claim committed finds the lease expired and is a real write; one that read
+ * its {@code now} before that commit finds the lease live and is {@code lost}.
+ */
+public final class MultiProcessWorker {
+
+    static final String READY = "ready";
+    static final String FLOOR = "FLOOR";
+    static final double TTL_SECONDS = 1e-6;
+
+    private MultiProcessWorker() {}
+
+    public static void main(String[] args) throws Exception {
+        Path file = Path.of(args[0]);
+        Storage storage = Storage.valueOf(args[1]);
+        boolean floor = FLOOR.equals(args[2]);
+        LockingStrategy strategy = floor ? null : LockingStrategy.valueOf(args[2]);
+        int threads = Integer.parseInt(args[3]);
+        long warmupNanos = Long.parseLong(args[4]) * 1_000_000;
+        long measureNanos = Long.parseLong(args[5]) * 1_000_000;
+        Path out = Path.of(args[6]);
+
+        LeaseStore store = floor ? null : SqliteLeaseStore.open(file, strategy, storage.options());
+        List<Connection> connections = new ArrayList<>();
+        List<Counts> counts = new ArrayList<>();
+        List<Thread> workers = new ArrayList<>();
+        Object gate = new Object();
+        boolean[] open = {false};
+        try {
+            for (int t = 0; t < threads; t++) {
+                Counts c = new Counts();
+                counts.add(c);
+                String owner = "p" + ProcessHandle.current().pid() + "-t" + t;
+                Op op;
+                if (floor) {
+                    Connection connection = storage.connect(file);
+                    connections.add(connection);
+                    PreparedStatement update = connection.prepareStatement(FloorBenchmark.UPDATE);
+                    update.setString(1, PairedClaimBenchmark.FLOOR_ROW);
+                    op = () -> {
+                        try {
+                            return update.executeUpdate() == 1 ? Outcome.WON : Outcome.LOST;
+                        } catch (SQLException e) {
+                            return Outcome.FAILED;
+                        }
+                    };
+                } else {
+                    op = () -> {
+                        try {
+                            OptionalLong fence = store.claim(ClaimBenchmark.HOT, owner, System.nanoTime() / 1e9, TTL_SECONDS);
+                            return fence.isPresent() ? Outcome.WON : Outcome.LOST;
+                        } catch (LeaseStoreException e) {
+                            return Outcome.FAILED;
+                        }
+                    };
+                }
+                Thread worker = new Thread(() -> {
+                    synchronized (gate) {
+                        while (!open[0]) {
+                            try {
+                                gate.wait();
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    }
+                    c.run(op, warmupNanos, measureNanos);
+                }, "multiprocess-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            System.out.println(READY);
+            System.out.flush();
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            synchronized (gate) {
+                open[0] = true;
+                gate.notifyAll();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
+            if (store != null) {
+                store.close();
+            }
+        }
+        ObjectNode result = Json.MAPPER.createObjectNode();
+        result.put("pid", ProcessHandle.current().pid());
+        ArrayNode perThread = result.putArray("threads");
+        for (Counts c : counts) {
+            perThread.addObject().put("won", c.won).put("lost", c.lost).put("failed", c.failed)
+                    .put("warmupWon", c.warmupWon).put("startNanos", c.startNanos).put("endNanos", c.endNanos);
+        }
+        Files.writeString(out, Json.MAPPER.writeValueAsString(result));
+    }
+
+    enum Outcome { WON, LOST, FAILED }
+
+    private interface Op {
+        Outcome run();
+    }
+
+    /** What one thread counted: the warmup's wins (for the final fence check) and the measured window's outcomes. */
+    private static final class Counts {
+        long won;
+        long lost;
+        long failed;
+        long warmupWon;
+        long startNanos;
+        long endNanos;
+
+        void run(Op op, long warmupNanos, long measureNanos) {
+            long warmupEnd = System.nanoTime() + warmupNanos;
+            while (System.nanoTime() < warmupEnd) {
+                warmupWon += op.run() == Outcome.WON ? 1 : 0;
+            }
+            startNanos = System.nanoTime();
+            long end = startNanos + measureNanos;
+            long now;
+            do {
+                switch (op.run()) {
+                    case WON -> won++;
+                    case LOST -> lost++;
+                    case FAILED -> failed++;
+                }
+                now = System.nanoTime();
+            } while (now < end);
+            endNanos = now;
+        }
+    }
+}

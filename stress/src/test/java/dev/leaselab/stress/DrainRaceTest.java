@@ -1,0 +1,75 @@
+package dev.leaselab.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The drain race ({@link DrainRaceDriver}): workers on threads drain queues with claimNext, some
+ * stalling past their lease. Every strategy of both engines must finish every job exactly once,
+ * through overlapping calls, with every job that stalled taken over and its staller's late complete
+ * refused; every control must be caught.
+ */
+class DrainRaceTest {
+
+    /** Fewer overlapping claimNext calls than this and a pass would prove little. */
+    private static final int MIN_OVERLAPPING_CALLS = 20;
+
+    @TempDir
+    Path dir;
+
+    static List<StoreUnderTest> correctStores() {
+        return TestEngines.all().stream().flatMap(engine -> StoreUnderTest.allCorrect(engine).stream()).toList();
+    }
+
+    static List<StoreUnderTest> controls() {
+        List<StoreUnderTest> controls = new ArrayList<>();
+        DrainRaceDriver.CONTROLS.forEach(b -> controls.add(new StoreUnderTest(LockingStrategy.IMMEDIATE, b)));
+        if (TestEngines.all().contains(Engine.POSTGRESQL)) {
+            controls.addAll(StoreUnderTest.POSTGRES_CONTROLS);
+        }
+        return controls;
+    }
+
+    @ParameterizedTest
+    @MethodSource("correctStores")
+    void everyStrategyFinishesEveryJobOnceThroughOverlappingCallsAndRefusesEveryStaller(StoreUnderTest store) {
+        DrainRaceDriver.DrainResult result = DrainRaceDriver.run(store, dir,
+                new DrainRaceDriver.Settings(6, 40, Duration.ofSeconds(1), 1_000, 42));
+        RaceResult race = result.race();
+
+        assertFalse(race.violated(), () -> race.firstViolation() + "\n" + race.check().describeViolations(5));
+        assertTrue(race.racesWithOverlap() >= MIN_OVERLAPPING_CALLS, "only " + race.racesWithOverlap() + " of "
+                + race.races() + " claimNext calls overlapped another");
+        assertTrue(result.duplicateExecutions() > 0, "no job stalled and was taken over in " + result.rounds() + " rounds");
+        assertEquals(0, result.duplicateAcceptedCompletions(), "completions accepted twice");
+        assertEquals(result.duplicateExecutions(), result.staleCompletesRefused(),
+                "every takeover is of a stalled job, whose staller's complete must have been refused");
+        assertEquals("ok", race.integrity());
+        System.out.printf("drain %s: %d rounds, %d jobs, %d claimNext calls (%d overlapping), %d duplicate executions, "
+                        + "%d duplicate accepted completions, %d stale completes refused%n", store, result.rounds(), result.jobs(),
+                race.races(), race.racesWithOverlap(), result.duplicateExecutions(), result.duplicateAcceptedCompletions(),
+                result.staleCompletesRefused());
+    }
+
+    @ParameterizedTest
+    @MethodSource("controls")
+    void everyControlIsCaught(StoreUnderTest control) {
+        DrainRaceDriver.DrainResult result = DrainRaceDriver.run(control, dir,
+                new DrainRaceDriver.Settings(6, 40, Duration.ofSeconds(20), 1_000, 42));
+        RaceResult race = result.race();
+        assertTrue(race.violated(), control + " came through " + result.rounds() + " rounds of draining");
+        System.out.println("drain control " + control + " caught after " + result.rounds() + " rounds: "
+                + (race.firstViolation() != null ? race.firstViolation().lines().findFirst().orElse("") : race.check().describeViolations(1)));
+    }
+}

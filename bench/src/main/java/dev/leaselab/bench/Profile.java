@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.Mode;
  * reverse) is not a benchmark, and {@link Step} refuses it.
  *
  * <ul>
- *   <li>{@code quick}: the matrix thinned to about 11.5 minutes on two cores (3.5 of them the paired
- *       WAL + FULL forks, 1 the open loop): every SQLite strategy
+ *   <li>{@code quick}: the matrix thinned to about 10.5 minutes on two cores (10 min 24 s measured
+ *       at commit de4101a, 1 minute of it the open loop): every SQLite strategy
  *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
  *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
  *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,

@@ -5,11 +5,11 @@ import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.Overlaps;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,7 +163,7 @@ public final class DrainRaceDriver {
         }
         long duplicateExecutions = handedOut.values().stream().mapToLong(n -> n - 1).sum();
         long duplicateCompletions = completed.values().stream().mapToLong(n -> n - 1).sum();
-        RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlapping(), operations.get(), unknown, 0, 0,
+        RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0,
                 opsUntilFirstViolation, firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
         return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), duplicateExecutions, duplicateCompletions,
                 staleRefused.get());
@@ -304,19 +304,9 @@ public final class DrainRaceDriver {
         }
     }
 
-    /** How many claimNext calls began while another was still running. */
-    private long overlapping() {
-        List<long[]> sorted;
+    private long overlaps() {
         synchronized (calls) {
-            sorted = new ArrayList<>(calls);
+            return Overlaps.count(calls);
         }
-        sorted.sort(Comparator.comparingLong(c -> c[0]));
-        long overlaps = 0;
-        long latestEnd = Long.MIN_VALUE;
-        for (long[] call : sorted) {
-            overlaps += call[0] < latestEnd ? 1 : 0;
-            latestEnd = Math.max(latestEnd, call[1]);
-        }
-        return overlaps;
     }
 }

@@ -629,20 +629,7 @@ public abstract class LeaseStoreContract {
             assertEquals(1, lease.fence(), "fence of " + lease);
             assertEquals(new JobState(lease.jobId(), lease.owner(), 130, 1, null, false), stateOf(one, lease.jobId()));
         }
-        assertTrue(overlapping(calls) > 0, "no two claimNext calls overlapped in time: the drain was never raced");
-    }
-
-    /** How many calls started while another was still running. */
-    private static long overlapping(List<long[]> calls) {
-        List<long[]> sorted = new ArrayList<>(calls);
-        sorted.sort(Comparator.comparingLong(c -> c[0]));
-        long overlaps = 0;
-        long latestEnd = Long.MIN_VALUE;
-        for (long[] call : sorted) {
-            overlaps += call[0] < latestEnd ? 1 : 0;
-            latestEnd = Math.max(latestEnd, call[1]);
-        }
-        return overlaps;
+        assertTrue(Overlaps.count(calls) > 0, "no two claimNext calls overlapped in time: the drain was never raced");
     }
 
     // ---- claimMany: exactly one winner ----

@@ -11,14 +11,13 @@ import java.util.OptionalLong;
  * the pick and the write another worker picks the same job, and both are handed it. Every other
  * operation is the strategy's own.
  */
-final class ClaimNextReadThenWrite implements WriteProtocol {
+final class ClaimNextReadThenWrite extends ForwardingProtocol {
 
-    private final WriteProtocol delegate;
     private final String pick;
     private final String write;
 
     ClaimNextReadThenWrite(WriteProtocol delegate, LeaseSql sql) {
-        this.delegate = delegate;
+        super(delegate);
         this.pick = sql.nextClaimableIds(LockingStrategy.Engine.SQLITE);
         this.write = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
     }
@@ -33,30 +32,5 @@ final class ClaimNextReadThenWrite implements WriteProtocol {
             }
         }
         return leases;
-    }
-
-    @Override
-    public boolean enqueue(Session s, String id) throws SQLException {
-        return delegate.enqueue(s, id);
-    }
-
-    @Override
-    public OptionalLong claim(Session s, String id, String owner, double now, double until) throws SQLException {
-        return delegate.claim(s, id, owner, now, until);
-    }
-
-    @Override
-    public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
-        return delegate.renew(s, id, owner, fence, now, until);
-    }
-
-    @Override
-    public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
-        return delegate.complete(s, id, owner, fence, now, result);
-    }
-
-    @Override
-    public boolean release(Session s, String id, String owner, long fence) throws SQLException {
-        return delegate.release(s, id, owner, fence);
     }
 }

@@ -8,8 +8,8 @@ cd "$(dirname "$0")"
 
 profile="${1:-quick}"
 case "$profile" in
-  quick) bench_profile=quick; stress_profile=quick ;;
-  full)  bench_profile=full;  stress_profile=long ;;
+  quick) bench_profile=quick; stress_profile=quick; peer_args="--jobs 5000 --threads 1,8 --rounds 3 --zombie-trials 3" ;;
+  full)  bench_profile=full;  stress_profile=long;  peer_args="--jobs 20000 --threads 1,8 --rounds 5 --zombie-trials 5" ;;
   *) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
 esac
 
@@ -22,6 +22,10 @@ mvn -B -q install -DskipTests
 status=0
 echo "== benchmarks ($bench_profile profile): results/<run-id>/report.md"
 java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile "$bench_profile" || status=$?
+peer="results/peer/$(date +%Y%m%d-%H%M%S)-$profile"
+mkdir -p results/peer
+echo "== leaselab and db-scheduler on the same work: $peer.md"
+java -cp bench/target/benchmarks.jar dev.leaselab.bench.PeerDrainMain $peer_args --out "$peer.md" --json "$peer.json" || status=$?
 echo "== stress ($stress_profile profile): results/stress/<run-id>/verdicts.txt"
 java -jar stress/target/stress.jar --profile "$stress_profile" || status=$?
 exit "$status"

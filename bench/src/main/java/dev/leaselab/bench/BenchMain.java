@@ -1,5 +1,6 @@
 package dev.leaselab.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.StoreOptions;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile full --dry-run
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain compare results/A results/B
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain gate --baseline results/gate-baseline
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain report results/A
  * ./with-postgres.sh java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
  * </pre>
@@ -35,7 +37,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leaselab-bench", mixinStandardHelpOptions = true,
         description = "Runs the leaselab JMH benchmarks into results folders, renders reports and gates regressions.",
-        subcommands = {BenchMain.Run.class, BenchMain.Compare.class, BenchMain.ReportCommand.class})
+        subcommands = {BenchMain.Run.class, BenchMain.Compare.class, BenchMain.GateCommand.class, BenchMain.ReportCommand.class})
 public final class BenchMain implements Callable<Integer> {
 
     /** Exit code of {@code compare} when any row regressed. */
@@ -217,33 +219,132 @@ public final class BenchMain implements Callable<Integer> {
         @Option(names = "--force", description = "compare even if the runs were not measured alike (another profile, "
                 + "other settings or thread counts, another SQLite or PostgreSQL version)")
         boolean force;
+        @Option(names = "--confirmation", description = "a run that measured the current run's screened rows again "
+                + "(what `gate` writes to <run>/confirmation): paired rows are then judged in two stages")
+        Path confirmation;
 
         @Override
         public Integer call() throws IOException {
             GateStatistics stats = new GateStatistics(threshold, confidence, resamples, 42);
             Gate.Run base = Gate.Run.load(baseline);
             Gate.Run cur = Gate.Run.load(current);
-            List<String> differences = Gate.differences(base.environment(), cur.environment());
-            if (!differences.isEmpty()) {
-                java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println((force ? "warning" : "error") + ": " + baseline + " and " + current
-                        + " were not measured alike" + (force ? " (compared anyway: --force)" : "") + ":");
-                differences.forEach(d -> err.println("  " + d));
-                if (!force) {
-                    err.println("Compare runs of one profile on one machine setup, or pass --force.");
-                    err.flush();
+            if (!measuredAlike(spec, base, baseline, cur, current, force)) {
+                return ERROR;
+            }
+            Gate.Outcome outcome;
+            if (confirmation == null) {
+                outcome = Gate.compare(base, cur, stats, !raw);
+            } else {
+                Gate.Run again = Gate.Run.load(confirmation);
+                if (!confirmationAlike(spec, cur, current, again, confirmation, force)) {
                     return ERROR;
                 }
-                err.flush();
+                outcome = Gate.confirm(base, cur, again, confirmation.toString(), stats);
             }
-            Gate.Outcome outcome = Gate.compare(base, cur, stats, !raw);
-            String md = Gate.markdown(outcome, baseline.toString(), current.toString());
-            spec.commandLine().getOut().print(md);
-            spec.commandLine().getOut().flush();
-            if (markdown != null) {
-                Files.writeString(markdown, md);
+            return verdict(spec, outcome, baseline.toString(), current.toString(), markdown);
+        }
+    }
+
+    /** Prints (and writes, if asked) the gate's Markdown; the exit code says whether anything regressed. */
+    static int verdict(CommandSpec spec, Gate.Outcome outcome, String baseline, String current, Path markdown) throws IOException {
+        String md = Gate.markdown(outcome, baseline, current);
+        spec.commandLine().getOut().print(md);
+        spec.commandLine().getOut().flush();
+        if (markdown != null) {
+            Files.writeString(markdown, md);
+        }
+        return outcome.regressed() ? REGRESSED : 0;
+    }
+
+    /** Whether two runs may be compared: measured alike, or {@code force}; the differences go to stderr. */
+    static boolean measuredAlike(CommandSpec spec, Gate.Run base, Path baseline, Gate.Run cur, Path current, boolean force) {
+        return alike(spec, Gate.differences(base.environment(), cur.environment()), baseline, current, force);
+    }
+
+    /**
+     * Whether a confirmation run was measured like the run it confirms: the same settings except
+     * the steps, which it narrows to the screened strategies and storages.
+     */
+    static boolean confirmationAlike(CommandSpec spec, Gate.Run cur, Path current, Gate.Run again, Path confirmation,
+                                     boolean force) {
+        List<String> differences = Gate.differences(cur.environment(), again.environment()).stream()
+                .filter(d -> !d.startsWith("settings.steps:")).toList();
+        return alike(spec, differences, current, confirmation, force);
+    }
+
+    private static boolean alike(CommandSpec spec, List<String> differences, Path a, Path b, boolean force) {
+        if (differences.isEmpty()) {
+            return true;
+        }
+        java.io.PrintWriter err = spec.commandLine().getErr();
+        err.println((force ? "warning" : "error") + ": " + a + " and " + b
+                + " were not measured alike" + (force ? " (compared anyway: --force)" : "") + ":");
+        differences.forEach(d -> err.println("  " + d));
+        if (!force) {
+            err.println("Compare runs of one profile on one machine setup, or pass --force.");
+        }
+        err.flush();
+        return force;
+    }
+
+    /**
+     * {@code gate}: what a CI job runs. Measures the {@code gate} profile, screens its paired rows
+     * against the baseline, measures the screened strategies on their storages once more (only
+     * when something was screened: a few forks), and judges in two stages ({@link Gate#confirm}).
+     */
+    @Command(name = "gate", mixinStandardHelpOptions = true,
+            description = "Runs the gate profile, confirms any screened row with a second measurement of it, and "
+                    + "prints the Markdown verdict; exits 1 if a confirmed row regressed.")
+    static final class GateCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--baseline", required = true, description = "a results folder of the gate profile to compare "
+                + "with; repeat it to pool several runs into one baseline (each row then holds the groups of every run)")
+        List<Path> baselines;
+        @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
+        Path output;
+        @Option(names = "--run-id", description = "the run folder's name (default: date-time-gate)")
+        String runId;
+        @Option(names = "--markdown", description = "also write the Markdown verdict to this file (it is always written to <run>/gate.md)")
+        Path markdown;
+        @Option(names = "--force", description = "compare even if the baseline was not measured alike")
+        boolean force;
+        @Option(names = "--strategies", split = ",", description = "gate only these strategies (the baseline must be narrowed alike)")
+        List<LockingStrategy> strategies;
+        @Option(names = "--storages", split = ",", description = "gate only these storage settings (the baseline must be narrowed alike)")
+        List<Storage> storages;
+
+        @Override
+        public Integer call() throws Exception {
+            java.io.PrintWriter out = spec.commandLine().getOut();
+            Gate.Run base = Gate.Run.merged(baselines.stream().map(Gate.Run::load).toList());
+            String baseline = String.join(" + ", baselines.stream().map(Path::toString).toList());
+            if (base.paired().isEmpty()) {
+                throw new IllegalArgumentException("the baseline " + baseline + " has no paired rows: make it with "
+                        + "`run --profile gate` (or `gate`) on the same machine");
             }
-            return outcome.regressed() ? REGRESSED : 0;
+            Profile profile = Profile.named("gate").filter(s -> true, st -> storages == null || storages.contains(st),
+                    ls -> strategies == null || strategies.contains(ls));
+            String id = runId != null ? runId
+                    : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-gate";
+            Path folder = output.resolve(id);
+            // Refused before minutes of measuring, where the plan already shows it: the baseline's
+            // settings. Through text, as environment.json is read, so that numbers compare alike.
+            JsonNode planned = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(java.util.Map.of("settings", profile.settings())));
+            if (base.environment() != null && !alike(spec, Gate.settingsDifferences(base.environment(), planned),
+                    baselines.get(0), Path.of("the planned run"), force)) {
+                return ERROR;
+            }
+            if (!BenchRun.run(profile, folder, out, true).complete()) {
+                return ERROR;
+            }
+            Gate.Run cur = Gate.Run.load(folder);
+            if (!measuredAlike(spec, base, baselines.get(0), cur, folder, force)) {
+                return ERROR;
+            }
+            Gate.Outcome outcome = GateRunner.confirm(profile, base, folder, out, GateStatistics.defaults());
+            Files.writeString(folder.resolve("gate.md"), Gate.markdown(outcome, baseline, folder.toString()));
+            return verdict(spec, outcome, baseline, folder.toString(), markdown);
         }
     }
 

@@ -154,13 +154,10 @@ final class BenchRun {
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-D" + Outcomes.TALLY_PROPERTY + "=" + tally);
         jvmArgs.add("-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name());
-        String decorator = System.getProperty(BenchDb.DECORATOR_PROPERTY);
-        if (decorator != null) {
-            jvmArgs.add("-D" + BenchDb.DECORATOR_PROPERTY + "=" + decorator);
-            String only = System.getProperty(BenchDb.DECORATOR_ONLY_PROPERTY);
-            if (only != null) {
-                jvmArgs.add("-D" + BenchDb.DECORATOR_ONLY_PROPERTY + "=" + only);
-            }
+        if (System.getProperty(BenchDb.DECORATOR_PROPERTY) != null) {
+            // The decorator and its own settings (leaselab.bench.decorator.*).
+            System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(BenchDb.DECORATOR_PROPERTY)).sorted()
+                    .forEach(k -> jvmArgs.add("-D" + k + "=" + System.getProperty(k)));
         }
         // The forks inherit the environment (LEASELAB_POSTGRES_URL) and this JVM's command line, but
         // not a property that this JVM set itself (a test, a program that embeds the runner).

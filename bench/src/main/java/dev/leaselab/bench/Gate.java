@@ -51,6 +51,31 @@ final class Gate {
      */
     record Run(List<BenchResults.Row> rows, Map<ForkKey, PairedRatios.Row> paired, JsonNode environment) {
 
+        /**
+         * Several runs of one profile as one baseline: each paired row holds the groups of every run,
+         * so that one run whose row happened to shift weighs a third (of three runs), not all. JMH
+         * rows and the environment are the first run's.
+         *
+         * @throws IllegalArgumentException if the runs were not measured alike
+         */
+        static Run merged(List<Run> runs) {
+            if (runs.isEmpty()) {
+                throw new IllegalArgumentException("a baseline needs at least one run");
+            }
+            Run first = runs.get(0);
+            Map<ForkKey, List<PairedRatios.Group>> groups = new LinkedHashMap<>();
+            for (Run r : runs) {
+                List<String> differences = r == first ? List.of() : differences(first.environment(), r.environment());
+                if (!differences.isEmpty()) {
+                    throw new IllegalArgumentException("the baseline's runs were not measured alike: " + differences);
+                }
+                r.paired().forEach((key, row) -> groups.computeIfAbsent(key, k -> new ArrayList<>()).addAll(row.groups()));
+            }
+            Map<ForkKey, PairedRatios.Row> paired = new LinkedHashMap<>();
+            groups.forEach((key, g) -> paired.put(key, new PairedRatios.Row(g)));
+            return new Run(first.rows(), paired, first.environment());
+        }
+
         /** Reads a results folder, or a JMH JSON file (which has no paired rows and no environment). */
         static Run load(Path path) {
             List<BenchResults.Row> rows = BenchResults.load(path);
@@ -85,13 +110,7 @@ final class Gate {
                     + ": cannot check that both were measured alike");
             return out;
         }
-        for (String key : SETTINGS) {
-            JsonNode a = recorded(baseline, key);
-            JsonNode b = recorded(current, key);
-            if (!a.equals(b)) {
-                out.add("settings." + key + ": " + a + " in the baseline, " + b + " now");
-            }
-        }
+        out.addAll(settingsDifferences(baseline, current));
         for (String key : List.of("sqliteVersion", "sqliteJdbcVersion")) {
             if (!baseline.path(key).equals(current.path(key))) {
                 out.add(key + ": " + baseline.path(key) + " in the baseline, " + current.path(key) + " now");
@@ -101,6 +120,19 @@ final class Gate {
         JsonNode pgB = current.path("postgresql").path("serverVersion");
         if (!pgA.equals(pgB)) {
             out.add("postgresql.serverVersion: " + pgA + " in the baseline, " + pgB + " now");
+        }
+        return out;
+    }
+
+    /** The differences of {@link #differences} in the profile's settings only (what a planned run can be checked for). */
+    static List<String> settingsDifferences(JsonNode baseline, JsonNode current) {
+        List<String> out = new ArrayList<>();
+        for (String key : SETTINGS) {
+            JsonNode a = recorded(baseline, key);
+            JsonNode b = recorded(current, key);
+            if (!a.equals(b)) {
+                out.add("settings." + key + ": " + a + " in the baseline, " + b + " now");
+            }
         }
         return out;
     }
@@ -125,6 +157,11 @@ final class Gate {
      */
     record PairedLine(ForkKey key, Measure measure, PairedRatios.Estimate baseline, PairedRatios.Estimate current,
                       String failures, Comparison comparison) {
+
+        /** Whether this row's own test called a change, before the family was accounted for: a row to confirm. */
+        boolean screened() {
+            return comparison.verdict() == Verdict.REGRESSED || comparison.verdict() == Verdict.IMPROVED;
+        }
 
         String label() {
             return key.strategy() + " on " + key.storage() + ", " + switch (measure) {
@@ -161,7 +198,13 @@ final class Gate {
      * @param onlyInCurrent forks measured only in the current run
      */
     record Outcome(List<Line> lines, List<PairedLine> paired, Comparison geomean, List<ForkKey> onlyInBaseline,
-                   List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate, GateStatistics.Test pairedTest) {
+                   List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate, GateStatistics.Test pairedTest,
+                   Confirmation confirmation) {
+
+        Outcome(List<Line> lines, List<PairedLine> paired, Comparison geomean, List<ForkKey> onlyInBaseline,
+                List<ForkKey> onlyInCurrent, double threshold, double familyWiseRate, GateStatistics.Test pairedTest) {
+            this(lines, paired, geomean, onlyInBaseline, onlyInCurrent, threshold, familyWiseRate, pairedTest, null);
+        }
 
         /**
          * Whether any row regressed: the gate fails. The geomean's verdict is shown but does not
@@ -182,6 +225,23 @@ final class Gate {
             return lines.size() + paired.size();
         }
     }
+
+    /**
+     * The second stage of a confirmed gate: the paired rows that the current run screened (its own
+     * test called a change, before any correction for the family) measured once more in a separate
+     * run, each against the same baseline, with Holm over the screened rows only.
+     *
+     * <p>Why two stages: the gate proof's A/A false alarms were single runs in which one row of one
+     * strategy had moved by 20% (a whole fork's shift, which more groups in a fork cannot average
+     * out), and a second fork of that row does not repeat it; a real slowdown does. The screen is the
+     * row's own test at the gate's level, so it lets more rows through than Holm over the family
+     * would, which is where the power comes from; the family-wise rate is held by the confirmation,
+     * an independent measurement tested with Holm over every row that reached it.
+     *
+     * @param folder where the confirmation run is
+     * @param rows each screened row, baseline against the confirmation run, judged for the family of screened rows
+     */
+    record Confirmation(String folder, List<PairedLine> rows) {}
 
     private Gate() {}
 
@@ -229,19 +289,7 @@ final class Gate {
                 onlyCur.add(k);
             }
         }
-        List<PairedLine> paired = new ArrayList<>();
-        baseline.paired().forEach((key, b) -> {
-            PairedRatios.Row c = current.paired().get(key);
-            if (c == null) {
-                onlyBase.add(key);
-                return;
-            }
-            for (Measure m : GATED) {
-                paired.add(new PairedLine(key, m, b.estimate(m), c.estimate(m),
-                        b.failed(PairedClaimBenchmark.Slice.CLAIM_ALL) + "/" + c.failed(PairedClaimBenchmark.Slice.CLAIM_ALL),
-                        stats.compareRatios(b.ratios(m), c.ratios(m))));
-            }
-        });
+        List<PairedLine> paired = pairedLines(baseline, current, stats, onlyBase);
         current.paired().keySet().stream().filter(k -> !baseline.paired().containsKey(k)).forEach(onlyCur::add);
 
         // Holm over every row tested: a verdict stands only if its row is significant for the family.
@@ -270,13 +318,89 @@ final class Gate {
         return new Outcome(judged, judgedPaired, geomean, onlyBase, onlyCur, stats.threshold(), familyWise, stats.pairedTest());
     }
 
+    /** Every paired row of both runs, each judged by its own test (no correction for the family yet). */
+    private static List<PairedLine> pairedLines(Run baseline, Run current, GateStatistics stats, List<ForkKey> onlyInBaseline) {
+        List<PairedLine> paired = new ArrayList<>();
+        baseline.paired().forEach((key, b) -> {
+            PairedRatios.Row c = current.paired().get(key);
+            if (c == null) {
+                onlyInBaseline.add(key);
+                return;
+            }
+            for (Measure m : GATED) {
+                paired.add(pairedLine(key, m, b, c, stats));
+            }
+        });
+        return paired;
+    }
+
+    private static PairedLine pairedLine(ForkKey key, Measure m, PairedRatios.Row b, PairedRatios.Row c, GateStatistics stats) {
+        return new PairedLine(key, m, b.estimate(m), c.estimate(m),
+                b.failed(PairedClaimBenchmark.Slice.CLAIM_ALL) + "/" + c.failed(PairedClaimBenchmark.Slice.CLAIM_ALL),
+                stats.compareRatios(b.ratios(m), c.ratios(m)));
+    }
+
+    /**
+     * The paired rows that {@code current} screened against {@code baseline}: those whose own
+     * test called a change, before the family is accounted for. A confirmation run must measure
+     * their strategies on their storages again ({@link #confirm}).
+     */
+    static List<PairedLine> screened(Run baseline, Run current, GateStatistics stats) {
+        return pairedLines(baseline, current, stats, new ArrayList<>()).stream().filter(PairedLine::screened).toList();
+    }
+
+    /**
+     * The two-stage gate ({@link Confirmation}): a paired row is {@code REGRESSED} (or
+     * {@code IMPROVED}) only if the current run screened it and the confirmation run, compared with
+     * the same baseline, calls the same change after Holm over the screened rows at the family-wise
+     * rate {@code 1 - confidence}. Rows that were not screened, or not confirmed, are not called.
+     * JMH rows (not paired) are judged as by {@link #compare(Run, Run, GateStatistics, boolean)}.
+     *
+     * @throws IllegalArgumentException if the confirmation run lacks a screened row
+     */
+    static Outcome confirm(Run baseline, Run current, Run confirmation, String confirmationName, GateStatistics stats) {
+        Outcome single = compare(baseline, current, stats, true);
+        List<PairedLine> own = pairedLines(baseline, current, stats, new ArrayList<>());
+        List<PairedLine> again = new ArrayList<>();
+        for (PairedLine s : own) {
+            if (!s.screened()) {
+                continue;
+            }
+            PairedRatios.Row c = confirmation.paired().get(s.key());
+            if (c == null) {
+                throw new IllegalArgumentException("the confirmation run " + confirmationName + " has no " + s.key().label()
+                        + ", which the current run screened: it must measure every screened strategy on its storage");
+            }
+            again.add(pairedLine(s.key(), s.measure(), baseline.paired().get(s.key()), c, stats));
+        }
+        double familyWise = 1 - stats.confidence();
+        boolean[] significant = Holm.significant(again.stream().mapToDouble(l -> l.comparison().pValue()).toArray(), familyWise);
+        List<PairedLine> confirmed = new ArrayList<>();
+        for (int i = 0; i < again.size(); i++) {
+            PairedLine l = again.get(i);
+            confirmed.add(new PairedLine(l.key(), l.measure(), l.baseline(), l.current(), l.failures(),
+                    forFamily(l.comparison(), significant[i])));
+        }
+        List<PairedLine> judged = new ArrayList<>();
+        for (PairedLine l : own) {
+            Verdict v = l.comparison().verdict();
+            boolean stands = confirmed.stream().anyMatch(c -> c.key().equals(l.key()) && c.measure() == l.measure()
+                    && c.comparison().verdict() == v);
+            judged.add(l.screened() && !stands ? new PairedLine(l.key(), l.measure(), l.baseline(), l.current(), l.failures(),
+                    notCalled(l.comparison())) : l);
+        }
+        return new Outcome(single.lines(), judged, single.geomean(), single.onlyInBaseline(), single.onlyInCurrent(),
+                stats.threshold(), familyWise, stats.pairedTest(), new Confirmation(confirmationName, confirmed));
+    }
+
+    private static Comparison notCalled(Comparison c) {
+        return new Comparison(c.ratio(), c.low(), c.high(), c.pValue(), Verdict.INCONCLUSIVE, c.replicates());
+    }
+
     /** A row's verdict once the family is accounted for: a change not significant for the family is not called. */
     private static Comparison forFamily(Comparison c, boolean significantForTheFamily) {
         boolean called = c.verdict() == Verdict.REGRESSED || c.verdict() == Verdict.IMPROVED;
-        if (!called || significantForTheFamily) {
-            return c;
-        }
-        return new Comparison(c.ratio(), c.low(), c.high(), c.pValue(), Verdict.INCONCLUSIVE, c.replicates());
+        return !called || significantForTheFamily ? c : notCalled(c);
     }
 
     /**
@@ -313,10 +437,22 @@ final class Gate {
     static String markdown(Outcome o, String baselineName, String currentName) {
         StringBuilder md = new StringBuilder();
         md.append("## Benchmark gate: ").append(o.regressed() ? "REGRESSED" : "passed").append("\n\n");
-        md.append(String.format(Locale.ROOT, "Calibrated to a family-wise false-alarm rate of %.0f%% over the %d rows "
-                        + "tested (Holm's correction of every row's rank test); a row is flagged only if it is also "
-                        + "beyond the %.0f%% noise threshold with its interval excluding 1.%n%n",
-                o.familyWiseRate() * 100, o.tested(), o.threshold() * 100));
+        if (o.confirmation() == null) {
+            md.append(String.format(Locale.ROOT, "Calibrated to a family-wise false-alarm rate of %.0f%% over the %d rows "
+                            + "tested (Holm's correction of every row's rank test); a row is flagged only if it is also "
+                            + "beyond the %.0f%% noise threshold with its interval excluding 1.%n%n",
+                    o.familyWiseRate() * 100, o.tested(), o.threshold() * 100));
+        } else {
+            md.append(String.format(Locale.ROOT, "Two stages, calibrated to a family-wise false-alarm rate of %.0f%%: the "
+                            + "current run screens every paired row by its own test (beyond the %.0f%% noise threshold, "
+                            + "interval excluding 1, p < %.2f); %s%n%n",
+                    o.familyWiseRate() * 100, o.threshold() * 100, o.familyWiseRate(), o.confirmation().rows().isEmpty()
+                            ? "no row was screened, so nothing needed confirming."
+                            : String.format(Locale.ROOT, "the %d screened rows were measured again in `%s`, and a row is "
+                                    + "flagged only if that confirmation, against the same baseline, calls the same change "
+                                    + "after Holm's correction over the screened rows.", o.confirmation().rows().size(),
+                                    o.confirmation().folder())));
+        }
         if (!o.paired().isEmpty()) {
             md.append("### Paired ratios (the strategy against its floor, measured in alternating slices of one fork)\n\n");
             md.append("| row | baseline [95% CI] | current [95% CI] | change | 95% CI | p (" + switch (o.pairedTest()) {
@@ -329,9 +465,22 @@ final class Gate {
                 md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3f | [%.3f, %.3f] | %s | %d/%d | %s | %s |%n",
                         l.label(), estimate(l.baseline()), estimate(l.current()), c.ratio(), c.low(), c.high(),
                         Double.isNaN(c.pValue()) ? "-" : String.format(Locale.ROOT, "%.3g", c.pValue()),
-                        l.baseline().pairs(), l.current().pairs(), l.failures(), mark(c.verdict())));
+                        l.baseline().pairs(), l.current().pairs(), l.failures(), verdictCell(o, l)));
             }
             md.append('\n');
+            if (o.confirmation() != null && !o.confirmation().rows().isEmpty()) {
+                md.append("### Confirmation of the screened rows (baseline against the confirmation run)\n\n");
+                md.append("| row | baseline [95% CI] | confirmation [95% CI] | change | 95% CI | p | pairs | failed | verdict |\n");
+                md.append("|---|---|---|---:|---|---:|---|---|---|\n");
+                for (PairedLine l : o.confirmation().rows()) {
+                    Comparison c = l.comparison();
+                    md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.3f | [%.3f, %.3f] | %s | %d/%d | %s | %s |%n",
+                            l.label(), estimate(l.baseline()), estimate(l.current()), c.ratio(), c.low(), c.high(),
+                            Double.isNaN(c.pValue()) ? "-" : String.format(Locale.ROOT, "%.3g", c.pValue()),
+                            l.baseline().pairs(), l.current().pairs(), l.failures(), mark(c.verdict())));
+                }
+                md.append('\n');
+            }
             if (o.lines().isEmpty()) {
                 appendOnlyIn(md, o);
                 return md.toString();
@@ -382,6 +531,19 @@ final class Gate {
 
     private static String labels(List<ForkKey> keys) {
         return String.join("; ", keys.stream().map(ForkKey::label).toList());
+    }
+
+    /** A paired row's verdict; in a two-stage outcome a screened row says whether its confirmation upheld it. */
+    private static String verdictCell(Outcome o, PairedLine l) {
+        if (o.confirmation() == null) {
+            return mark(l.comparison().verdict());
+        }
+        boolean screened = o.confirmation().rows().stream().anyMatch(c -> c.key().equals(l.key()) && c.measure() == l.measure());
+        if (!screened) {
+            return mark(l.comparison().verdict());
+        }
+        Verdict v = l.comparison().verdict();
+        return v == Verdict.REGRESSED || v == Verdict.IMPROVED ? mark(v) + ", confirmed" : "screened, not confirmed";
     }
 
     private static String mark(Verdict v) {

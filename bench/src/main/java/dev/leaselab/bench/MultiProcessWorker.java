@@ -119,6 +119,7 @@ public final class MultiProcessWorker {
         }
         ObjectNode result = Json.MAPPER.createObjectNode();
         result.put("pid", ProcessHandle.current().pid());
+        result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
         ArrayNode perThread = result.putArray("threads");
         for (Counts c : counts) {
             perThread.addObject().put("won", c.won).put("lost", c.lost).put("failed", c.failed)

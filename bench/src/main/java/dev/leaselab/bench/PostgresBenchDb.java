@@ -54,7 +54,7 @@ final class PostgresBenchDb extends BenchDb {
 
     @Override
     Connection connect() throws SQLException {
-        return server.connect(schema, Storage.BUSY_TIMEOUT);
+        return server.connect(schema, Storage.busyTimeout());
     }
 
     @Override

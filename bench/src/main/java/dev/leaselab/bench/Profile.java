@@ -513,7 +513,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 .filter(ls -> steps.stream().anyMatch(s -> s.hasStrategy() && s.strategies().contains(ls))).map(Enum::name).toList());
         m.put("storages", Arrays.stream(Storage.values())
                 .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
-        m.put("busyTimeoutMillis", Storage.BUSY_TIMEOUT.toMillis());
+        m.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
         m.put("busyWait", busyWait.name());
         m.put("pairedSyncIterations", PAIRED_SYNC_ITERATIONS);
         m.put("referenceMillis", referenceMillis());

@@ -95,6 +95,30 @@ public enum Storage {
     public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(1);
 
     /**
+     * {@code -Dleaselab.bench.busyTimeoutMillis=N}: another busy timeout (and PostgreSQL statement
+     * timeout) for every store and connection of this JVM; {@link MultiProcessMain}'s
+     * {@code --busy-timeout} passes it to its workers. Unset: {@link #BUSY_TIMEOUT}.
+     */
+    static final String BUSY_TIMEOUT_PROPERTY = "leaselab.bench.busyTimeoutMillis";
+
+    /** The busy timeout this JVM's benchmarks use ({@link #BUSY_TIMEOUT_PROPERTY}, else {@link #BUSY_TIMEOUT}). */
+    static Duration busyTimeout() {
+        String millis = System.getProperty(BUSY_TIMEOUT_PROPERTY);
+        if (millis == null) {
+            return BUSY_TIMEOUT;
+        }
+        try {
+            long value = Long.parseLong(millis.trim());
+            if (value < 1) {
+                throw new IllegalArgumentException("-D" + BUSY_TIMEOUT_PROPERTY + " must be at least 1 ms: " + millis);
+            }
+            return Duration.ofMillis(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-D" + BUSY_TIMEOUT_PROPERTY + " must be a number of milliseconds: " + millis, e);
+        }
+    }
+
+    /**
      * {@code -Dleaselab.bench.busyWait=SQLITE_SLEEPS|JITTERED}: how every SQLite connection of the
      * benchmarks (the store's and the floor's) waits for the lock; the store's default when unset.
      * The runner passes its own value to every fork and records it in the run's settings.
@@ -122,7 +146,7 @@ public enum Storage {
     public StoreOptions options() {
         requireSqlite();
         return StoreOptions.defaults().withJournalMode(journalMode).withSynchronous(synchronous)
-                .withBusyTimeout(BUSY_TIMEOUT).withPoolSize(16).withBusyWait(busyWait());
+                .withBusyTimeout(busyTimeout()).withPoolSize(16).withBusyWait(busyWait());
     }
 
     /**
@@ -133,7 +157,7 @@ public enum Storage {
         if (engine() != Engine.POSTGRESQL) {
             throw new IllegalStateException(name() + " is a SQLite setting: it has no PostgreSQL options");
         }
-        return PostgresOptions.defaults().withPoolSize(16).withStatementTimeout(BUSY_TIMEOUT);
+        return PostgresOptions.defaults().withPoolSize(16).withStatementTimeout(busyTimeout());
     }
 
     /**
@@ -141,7 +165,7 @@ public enum Storage {
      * busy wait as the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
      */
     public Connection connect(Path file) throws SQLException {
-        return connect(file, BUSY_TIMEOUT);
+        return connect(file, busyTimeout());
     }
 
     /** As {@link #connect(Path)} with another busy timeout: setup work that is not measured waits longer. */

@@ -196,7 +196,7 @@ public final class GateProof {
     }
 
     /** The 1-minute load average, which says whether the machine was quiet. */
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (java.io.IOException | RuntimeException e) {

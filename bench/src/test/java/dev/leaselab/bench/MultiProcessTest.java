@@ -28,8 +28,11 @@ class MultiProcessTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
                 "--storage", "WAL_NORMAL", "--strategies", "IMMEDIATE,SERIALIZED", "--splits", "2x2",
-                "--warmup", "200ms", "--duration", "600ms", "--json", json.toString());
+                "--warmup", "200ms", "--duration", "600ms", "--busy-timeout", "5s", "--json", json.toString());
         assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        // Every worker reported the 5 s (the command checks it), and this JVM got its own setting back.
+        assertEquals(5000, dev.leaselab.bench.Json.read(json).path("busyTimeoutMillis").asLong());
+        assertEquals(null, System.getProperty(Storage.BUSY_TIMEOUT_PROPERTY));
         JsonNode runs = Json.read(json).path("runs");
         assertEquals(3, runs.size(), runs.toString());
         for (JsonNode run : runs) {

@@ -4,18 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.bench.GateStatistics.Verdict;
-import dev.leaselab.bench.PairedClaimBenchmark.Slice;
 import dev.leaselab.lease.LockingStrategy;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.openjdk.jmh.annotations.Mode;
 
 /**
  * The paired gate on synthetic runs whose truth is known: 24 rows (12 strategy/storage pairs, each
@@ -112,34 +106,8 @@ class PairedGateTest {
         return n;
     }
 
-    /** A synthetic gate run: every SQLite strategy on both WAL storages, the floor at 10k/s, ratios lognormal around 0.8. */
+    /** A synthetic gate run: every SQLite strategy on both WAL storages, ratios lognormal around 0.8, {@code slowed} at 0.75. */
     private static Gate.Run run(SplittableRandom random, LockingStrategy slowed, int groupCount) {
-        Map<ForkKey, PairedRatios.Row> rows = new LinkedHashMap<>();
-        for (Storage storage : List.of(Storage.WAL_NORMAL, Storage.WAL_FULL)) {
-            for (LockingStrategy s : LockingStrategy.of(LockingStrategy.Engine.SQLITE)) {
-                double factor = s == slowed ? 0.75 : 1.0;
-                List<PairedRatios.Group> groups = new ArrayList<>();
-                for (int g = 0; g < groupCount; g++) {
-                    Map<Slice, PairedRatios.SliceResult> slices = new EnumMap<>(Slice.class);
-                    double floor = 10_000;
-                    slices.put(Slice.FLOOR_ALL, result(floor));
-                    slices.put(Slice.FLOOR_ONE, result(floor));
-                    slices.put(Slice.CLAIM_ALL, result(floor * 0.8 * factor * Math.exp(NOISE * gaussian(random))));
-                    slices.put(Slice.CLAIM_ONE, result(floor * 0.8 * factor * Math.exp(NOISE * gaussian(random))));
-                    groups.add(new PairedRatios.Group(1, g, slices));
-                }
-                rows.put(new ForkKey(BenchmarkId.PAIRED, Mode.Throughput, 8, storage, s), new PairedRatios.Row(groups));
-            }
-        }
-        return new Gate.Run(List.of(), rows, null);
-    }
-
-    private static PairedRatios.SliceResult result(double perSecond) {
-        return new PairedRatios.SliceResult(Math.round(perSecond * 0.15), 0, 0, 0.15, 1);
-    }
-
-    private static double gaussian(SplittableRandom random) {
-        // Box-Muller: SplittableRandom has no nextGaussian on Java 17.
-        return Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+        return SyntheticGateRuns.run(random, slowed, 0.75, groupCount, NOISE);
     }
 }

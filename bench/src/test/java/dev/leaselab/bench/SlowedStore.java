@@ -27,6 +27,11 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
 
     /** Every how many operations one more claim is made. */
     static final int EVERY = 3;
+    /**
+     * Overrides {@link #EVERY}: 1 makes the store do two claims' work for every one (0.5x), for a
+     * test that must catch the slowdown in one short run, not in 19 of 20.
+     */
+    static final String EVERY_PROPERTY = "leaselab.bench.decorator.every";
     static final String SHADOW_JOB = "slowed-store-shadow";
     /** The shadow's lease is this short and its clock steps by it, so that claims in turn all win. */
     private static final double SHADOW_TTL = 1;
@@ -38,14 +43,14 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
             return store;
         }
         store.enqueue(SHADOW_JOB);
-        return new Slowed(store, new AtomicLong(), new AtomicLong());
+        return new Slowed(store, Integer.getInteger(EVERY_PROPERTY, EVERY), new AtomicLong(), new AtomicLong());
     }
 
-    private record Slowed(LeaseStore delegate, AtomicLong operations, AtomicLong shadowClock) implements LeaseStore {
+    private record Slowed(LeaseStore delegate, int every, AtomicLong operations, AtomicLong shadowClock) implements LeaseStore {
 
         private <T> T slow(Supplier<T> op) {
             T result = op.get();
-            if (operations.incrementAndGet() % EVERY == 0) {
+            if (operations.incrementAndGet() % every == 0) {
                 delegate.claim(SHADOW_JOB, "slowed", shadowClock.getAndIncrement() * SHADOW_TTL, SHADOW_TTL);
             }
             return result;

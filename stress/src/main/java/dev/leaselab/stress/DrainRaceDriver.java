@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -152,20 +151,11 @@ public final class DrainRaceDriver {
         } finally {
             db.drop();
         }
-        Map<String, Integer> handedOut = new HashMap<>();
-        Map<String, Integer> completed = new HashMap<>();
-        for (Op op : history.ops()) {
-            if (op.ok() && op.kind() == Op.Kind.CLAIM) {
-                handedOut.merge(op.job(), 1, Integer::sum);
-            } else if (op.ok() && op.kind() == Op.Kind.COMPLETE) {
-                completed.merge(op.job(), 1, Integer::sum);
-            }
-        }
-        long duplicateExecutions = handedOut.values().stream().mapToLong(n -> n - 1).sum();
-        long duplicateCompletions = completed.values().stream().mapToLong(n -> n - 1).sum();
+        DrainCounts counts = DrainCounts.of(history.ops());
         RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0,
                 opsUntilFirstViolation, firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
-        return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), duplicateExecutions, duplicateCompletions,
+        return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), counts.duplicateExecutions(),
+                counts.duplicateAcceptedCompletions(),
                 staleRefused.get());
     }
 

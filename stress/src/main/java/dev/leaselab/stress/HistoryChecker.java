@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 /**
@@ -30,6 +31,13 @@ import java.util.function.Predicate;
  *       {@code now} the claim was given), was released, and the job was not completed: one live
  *       lease at a time. This is what catches two winners of one race, whatever fences they got.
  * </ol>
+ *
+ * <p>A drained queue ({@link #checkDrained}) must besides have every job done:
+ * <ol start="7">
+ *   <li>every job in the final database is done, with the result that the holder of its last
+ *       lease (the stored owner and fence) writes: a late writer's result under another's
+ *       lease shows here even where the history could not order the two.
+ * </ol>
  */
 public final class HistoryChecker {
 
@@ -48,7 +56,8 @@ public final class HistoryChecker {
         for (Op op : ops) {
             origin = Math.min(origin, op.start());
             if (Op.ANY_JOB.equals(op.job())) {
-                claimsOfAnyJob++;
+                // Answered ones are claimNext calls that came back (empty): they took no fence.
+                claimsOfAnyJob += op.outcome() == Op.Outcome.UNKNOWN ? 1 : 0;
                 continue;
             }
             byJob.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
@@ -68,6 +77,53 @@ public final class HistoryChecker {
         }
         return new CheckReport(ops.size(), byJob.size(), stale[0], stale[1], List.copyOf(violations),
                 origin == Long.MAX_VALUE ? 0 : origin);
+    }
+
+    /**
+     * Checks a history whose queue was drained to the end: {@link #check} with the final rows,
+     * and rule 7, every job done with the result of its last holder.
+     *
+     * @param resultOf the result a worker completes a job with, given its owner and fence
+     */
+    public static CheckReport checkDrained(List<Op> ops, Map<String, JobState> finalRows,
+            BiFunction<String, Long, String> resultOf) {
+        Objects.requireNonNull(finalRows, "finalRows");
+        Objects.requireNonNull(resultOf, "resultOf");
+        CheckReport report = check(ops, finalRows);
+        List<Violation> violations = new ArrayList<>(report.violations());
+        for (JobState row : finalRows.values()) {
+            String expected = resultOf.apply(row.owner(), row.fence());
+            if (!row.done()) {
+                violations.add(new Violation(7, row.id(), "the job was left undone after the queue was drained: fence "
+                        + row.fence() + ", owner " + row.owner(), List.of()));
+            } else if (!Objects.equals(row.result(), expected)) {
+                violations.add(new Violation(7, row.id(), "stored result " + row.result() + " under the lease of "
+                        + row.owner() + " with fence " + row.fence() + ", whose result would be " + expected, List.of()));
+            }
+        }
+        return new CheckReport(report.operations(), report.jobs(), report.staleWrites(), report.staleWritesRejected(),
+                List.copyOf(violations), report.origin());
+    }
+
+    /**
+     * Every stale write of {@code ops} with an answer: a renew, complete or release whose fence is
+     * older than that of a claim of its job which finished before the write began. Each comes as
+     * {@code {that claim, the write}}, the claim the one with the largest fence.
+     */
+    static List<Op[]> staleWrites(List<Op> ops) {
+        Map<String, List<Op>> claims = new HashMap<>();
+        Map<String, List<Op>> writes = new HashMap<>();
+        for (Op op : ops) {
+            if (op.kind() == Op.Kind.CLAIM && op.ok()) {
+                claims.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
+            } else if (op.kind() != Op.Kind.CLAIM && op.outcome() != Op.Outcome.UNKNOWN) {
+                writes.computeIfAbsent(op.job(), j -> new ArrayList<>()).add(op);
+            }
+        }
+        List<Op[]> stale = new ArrayList<>();
+        writes.forEach((job, jobWrites) -> stale.addAll(allFinishedBefore(claims.getOrDefault(job, List.of()), jobWrites,
+                (prior, write) -> prior.fence() > write.fence())));
+        return stale;
     }
 
     /** The operations on one job, sorted the ways the rules need them. */

@@ -3,8 +3,9 @@ package dev.leaselab.stress;
 import java.util.Locale;
 
 /**
- * One operation in a history: what was asked, what the store answered, and when, on a clock that
- * all processes on one host share ({@link System#nanoTime()}, CLOCK_MONOTONIC on Linux).
+ * One operation in a history: what was asked, what the store answered, and when, in nanoseconds
+ * on a clock that all processes of the history share: {@link System#nanoTime()} (CLOCK_MONOTONIC
+ * on Linux) or the wall clock of {@link HostClock}.
  *
  * @param process who ran it (a worker process or a thread group)
  * @param seq the operation's number within its process

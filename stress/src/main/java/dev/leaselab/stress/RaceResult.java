@@ -4,9 +4,10 @@ package dev.leaselab.stress;
  * What one race-driver run of one store saw.
  *
  * @param store the store's name ({@link StoreUnderTest#name()})
- * @param mode "threads" or "processes"
+ * @param mode "threads", "processes" or "process-drain"
  * @param races claim races run (rounds of the thread driver; claims of jobs that others were
- *     claiming too, in the process driver)
+ *     claiming too, in the process driver; claimNext calls that handed out leases, in the
+ *     process drain)
  * @param racesWithOverlap races in which the attempts really overlapped in time: the winner's
  *     claim was still running when a loser's began, or the reverse
  * @param operations lease operations run

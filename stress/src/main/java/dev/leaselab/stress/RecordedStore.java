@@ -5,28 +5,40 @@ import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Runs lease operations on a store and records each one, with its start and end time, in a
  * {@link HistorySink}. When the database fails ({@link LeaseStoreException}, e.g. busy past the
  * timeout) the operation is recorded and returned as {@link Op.Outcome#UNKNOWN}: the gate counts
  * such answers but goes on. Any other exception is a bug of the caller and is rethrown.
+ *
+ * <p>Times come from {@link System#nanoTime()} unless another clock is given: histories of
+ * several JVMs that are merged need a clock they all read alike ({@link HostClock}).
  */
 public final class RecordedStore {
 
     private final LeaseStore store;
     private final String process;
     private final HistorySink sink;
+    private final LongSupplier clock;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private volatile LeaseStoreException lastFailure;
 
     public RecordedStore(LeaseStore store, String process, HistorySink sink) {
-        this.store = store;
-        this.process = process;
-        this.sink = sink;
+        this(store, process, sink, System::nanoTime);
+    }
+
+    /** @param clock the time stamps of the operations, in nanoseconds */
+    public RecordedStore(LeaseStore store, String process, HistorySink sink, LongSupplier clock) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.process = Objects.requireNonNull(process, "process");
+        this.sink = Objects.requireNonNull(sink, "sink");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** The store underneath, for operations that are not recorded. */
@@ -50,30 +62,41 @@ public final class RecordedStore {
      * Runs a claimNext and records each job it handed out as a claim of that job, over the span
      * of the call: to the history, a lease from the queue is a claim like any other.
      *
+     * <p>Before the call a claim of {@link Op#ANY_JOB} is written as invoked: a process killed
+     * inside the call leaves it unanswered, so the history says that some jobs may have been
+     * claimed. A call that returns answers it: with the first lease (which takes its number),
+     * or as refused when the queue had nothing, which keeps the span of every call.
+     *
      * @return the claims, one per lease, in queue order (none when the queue had nothing);
      *     null when the call failed with a database error: which jobs it would have taken is not
-     *     known, so it is recorded as one claim of {@link Op#ANY_JOB} of unknown outcome
+     *     known, so it stays one claim of {@link Op#ANY_JOB} of unknown outcome
      */
     public List<Op> claimNext(String owner, double now, double ttl, int max) {
-        long start = System.nanoTime();
+        Op call = invoke(Op.Kind.CLAIM, Op.ANY_JOB, owner, 0, now, ttl, null);
         List<Lease> leases;
         try {
             leases = store.claimNext(owner, now, ttl, max);
         } catch (LeaseStoreException e) {
-            Op unknown = new Op(process, seq.incrementAndGet(), Op.Kind.CLAIM, Op.ANY_JOB, owner, 0, now, ttl, null,
-                    Op.Outcome.UNKNOWN, start, Long.MAX_VALUE);
-            sink.invoked(unknown);
-            failed(unknown, e);
+            failed(call, e);
             return null;
+        } catch (RuntimeException e) {
+            throw unknown(call, e);
         }
-        long end = System.nanoTime();
+        long end = clock.getAsLong();
+        if (leases.isEmpty()) {
+            sink.answered(call.answered(Op.Outcome.REJECTED, 0, end));
+            return List.of();
+        }
         List<Op> claims = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            Op op = new Op(process, seq.incrementAndGet(), Op.Kind.CLAIM, lease.jobId(), owner, lease.fence(), now, ttl,
-                    null, Op.Outcome.OK, start, end);
-            sink.invoked(op);
-            sink.answered(op);
-            claims.add(op);
+        for (int i = 0; i < leases.size(); i++) {
+            Lease lease = leases.get(i);
+            claims.add(new Op(process, i == 0 ? call.seq() : seq.incrementAndGet(), Op.Kind.CLAIM, lease.jobId(), owner,
+                    lease.fence(), now, ttl, null, Op.Outcome.OK, call.start(), end));
+        }
+        // The first lease answers the placeholder, so it is written last: a process killed
+        // between these lines leaves the placeholder standing for the leases not yet written.
+        for (int i = claims.size() - 1; i >= 0; i--) {
+            sink.answered(claims.get(i));
         }
         return claims;
     }
@@ -113,13 +136,13 @@ public final class RecordedStore {
 
     private Op invoke(Op.Kind kind, String job, String owner, long fence, double now, double ttl, String result) {
         Op op = new Op(process, seq.incrementAndGet(), kind, job, owner, fence, now, ttl, result,
-                Op.Outcome.UNKNOWN, System.nanoTime(), Long.MAX_VALUE);
+                Op.Outcome.UNKNOWN, clock.getAsLong(), Long.MAX_VALUE);
         sink.invoked(op);
         return op;
     }
 
     private Op answer(Op op, boolean accepted, long fence) {
-        Op answered = op.answered(accepted ? Op.Outcome.OK : Op.Outcome.REJECTED, fence, System.nanoTime());
+        Op answered = op.answered(accepted ? Op.Outcome.OK : Op.Outcome.REJECTED, fence, clock.getAsLong());
         sink.answered(answered);
         return answered;
     }

@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * One run of the gate: every correct store and every negative control of the chosen engines
- * through the thread race driver, the process race driver with faults, and (when the plan says
- * so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
+ * through the thread race driver, the process race driver with faults, the process drain race
+ * ({@link ProcessDrainDriver}) and (when the plan says so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
  * the thread and process drivers race the same operations over real connections).
  */
 public final class StressRun {
@@ -41,6 +41,7 @@ public final class StressRun {
         plan.threadSettings(false);
         plan.threadSettings(true);
         plan.processSettings();
+        plan.processDrainSettings();
         if (plan.jcstressIterations() > 0) {
             new JcstressRunner(work, plan.jcstressIterations(), plan.jcstressTime(), progress);
         }
@@ -69,6 +70,16 @@ public final class StressRun {
             }
             record(store, ProcessRaceDriver.run(store, work, plan.processSettings()), plan.minProcessOverlap());
         }
+        for (Engine engine : engines) {
+            List<StoreUnderTest> correct = StoreUnderTest.allCorrect(engine);
+            List<StoreUnderTest> drained = new ArrayList<>(plan.drainEveryStrategy() ? correct : correct.subList(0, 1));
+            drained.addAll(ProcessDrainDriver.controls(engine));
+            for (StoreUnderTest store : drained) {
+                ProcessDrainDriver.DrainResult result = ProcessDrainDriver.run(store, work, plan.processDrainSettings());
+                record(store, result.race(), Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()));
+                progress.println("    " + result.summary());
+            }
+        }
         if (plan.jcstressIterations() > 0 && engines.contains(Engine.SQLITE)) {
             verdicts.addAll(new JcstressRunner(work, plan.jcstressIterations(), plan.jcstressTime(), progress)
                     .runAll(plan.jcstressPerStrategy()));
@@ -77,9 +88,12 @@ public final class StressRun {
     }
 
     private void record(StoreUnderTest store, RaceResult result, long minOverlap) {
-        Verdict verdict = Verdict.of(store, result, minOverlap);
+        record(store, result, Verdict.of(store, result, minOverlap));
+    }
+
+    private void record(StoreUnderTest store, RaceResult result, Verdict verdict) {
         verdicts.add(verdict);
-        progress.printf(Locale.ROOT, "%-50s %-10s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
+        progress.printf(Locale.ROOT, "%-50s %-13s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
                 store.name(), result.mode(), result.races(), result.racesWithOverlap(), result.kills(),
                 result.pauses(), result.millis() / 1000.0, verdict.outcome());
         progress.flush();

@@ -6,7 +6,7 @@ import java.util.Locale;
  * The gate's judgement of one check of one store, a row of the verdict table.
  *
  * @param store the store's name
- * @param check which check ("threads", "processes", "jcstress ...")
+ * @param check which check ("threads", "processes", "process-drain", "jcstress ...")
  * @param control whether the store is a negative control
  * @param races races run
  * @param racesWithOverlap races whose attempts really overlapped (-1 where not measured: jcstress)
@@ -67,6 +67,29 @@ public record Verdict(String store, String check, boolean control, long races, l
         return new Verdict(store.name(), result.mode(), store.isControl(), result.races(), result.racesWithOverlap(),
                 result.operations(), result.violations(), result.opsUntilFirstViolation(), result.kills(),
                 result.pauses(), result.millis(), outcome, detail);
+    }
+
+    /**
+     * Judges a process drain run as {@link #of} does, and more: a correct store's run that proved
+     * nothing ({@link ProcessDrainDriver.DrainResult#unproven()}: no claimNext calls of different
+     * processes met, or no pause led to a refused stale write) fails, with why. A pass names the
+     * run's figures.
+     */
+    public static Verdict ofProcessDrain(StoreUnderTest store, ProcessDrainDriver.DrainResult result, long minOverlap) {
+        Verdict verdict = of(store, result.race(), minOverlap);
+        if (store.isControl() || verdict.outcome() == Outcome.FAIL) {
+            return verdict;
+        }
+        String unproven = result.unproven();
+        if (unproven != null) {
+            return verdict.with(Outcome.FAIL, unproven + "; " + result.summary());
+        }
+        return verdict.with(verdict.outcome(), result.summary() + "; " + verdict.detail());
+    }
+
+    private Verdict with(Outcome outcome, String detail) {
+        return new Verdict(store, check, control, races, racesWithOverlap, operations, violations, opsUntilFirstViolation,
+                kills, pauses, millis, outcome, detail);
     }
 
     private static String firstViolation(RaceResult result) {

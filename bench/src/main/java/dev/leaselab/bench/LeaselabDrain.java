@@ -1,0 +1,141 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.Lease;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LockingStrategy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+
+/**
+ * The leaselab side of {@link PeerDrainMain}: {@code jobs} fresh jobs written in one transaction
+ * ({@link BenchDb#insertJobs}, as the queue benchmark fills its queue), then {@code threads} workers
+ * that each loop {@code claimNext(owner, now, ttl)} and {@code complete} until {@code claimNext}
+ * finds nothing. The database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs
+ * and the benchmarks' 1 s busy timeout, or a fresh PostgreSQL schema.
+ *
+ * <p>The clock stands still at {@link #NOW} with a {@link #TTL} of a minute, as in
+ * {@link QueueBenchmark}: no lease can expire during a drain, so a job is handed out twice only if
+ * the store is wrong, and a lease whose complete failed stays held and shows up as {@code left}.
+ */
+final class LeaselabDrain {
+
+    static final double NOW = QueueBenchmark.NOW;
+    static final double TTL = QueueBenchmark.TTL;
+    /** A worker that failed this many times in a row gives up, so that a broken store ends the round. */
+    private static final int CONSECUTIVE_ERRORS_TO_GIVE_UP = 1_000;
+
+    private LeaselabDrain() {}
+
+    static String systemName(LockingStrategy strategy) {
+        return "leaselab " + strategy.name();
+    }
+
+    /**
+     * Runs one round on a fresh database.
+     *
+     * @param decorator wraps the store; the identity except in tests that prove the counters count
+     */
+    static PeerRound run(LockingStrategy strategy, Storage storage, int jobs, int threads, int round, Duration deadline,
+                         UnaryOperator<LeaseStore> decorator) throws InterruptedException {
+        try (BenchDb db = BenchDb.open(strategy, storage)) {
+            long prefillStart = System.nanoTime();
+            String[] ids = new String[jobs];
+            for (int i = 0; i < jobs; i++) {
+                ids[i] = "job-" + i;
+            }
+            db.insertJobs(ids, null, 0);
+            double prefillSeconds = (System.nanoTime() - prefillStart) / 1e9;
+
+            LeaseStore store = decorator.apply(db.store());
+            ExecutionTally tally = new ExecutionTally();
+            CountDownLatch go = new CountDownLatch(1);
+            AtomicLong lastCompletion = new AtomicLong(Long.MIN_VALUE);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String owner = "worker-" + t;
+                Thread worker = new Thread(() -> work(store, owner, tally, go, lastCompletion), "leaselab-drain-" + t);
+                worker.setDaemon(true);
+                workers.add(worker);
+                worker.start();
+            }
+            long start = System.nanoTime();
+            go.countDown();
+            long deadlineNanos = start + deadline.toNanos();
+            boolean timedOut = false;
+            for (Thread worker : workers) {
+                long wait = deadlineNanos - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.timedJoin(worker, wait);
+                }
+                if (worker.isAlive()) {
+                    timedOut = true;
+                }
+            }
+            if (timedOut) {
+                workers.forEach(Thread::interrupt);
+            }
+            long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
+            long left = notDone(db);
+            return PeerRound.of(systemName(strategy), storage.name(), threads, round, jobs, start, end, tally, left,
+                    timedOut, prefillSeconds);
+        }
+    }
+
+    private static void work(LeaseStore store, String owner, ExecutionTally tally, CountDownLatch go,
+                             AtomicLong lastCompletion) {
+        try {
+            go.await();
+        } catch (InterruptedException e) {
+            return;
+        }
+        int consecutiveErrors = 0;
+        while (!Thread.currentThread().isInterrupted() && consecutiveErrors < CONSECUTIVE_ERRORS_TO_GIVE_UP) {
+            Optional<Lease> next;
+            try {
+                next = store.claimNext(owner, NOW, TTL);
+            } catch (RuntimeException e) {
+                tally.error("claimNext threw", e);
+                consecutiveErrors++;
+                continue;
+            }
+            if (next.isEmpty()) {
+                return;
+            }
+            Lease lease = next.get();
+            // The no-op job: its work is only to be counted.
+            tally.ran(lease.jobId());
+            try {
+                if (store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")) {
+                    tally.accepted(lease.jobId());
+                    lastCompletion.accumulateAndGet(System.nanoTime(), Math::max);
+                } else {
+                    tally.refused();
+                }
+                consecutiveErrors = 0;
+            } catch (RuntimeException e) {
+                tally.error("complete threw", e);
+                consecutiveErrors++;
+            }
+        }
+    }
+
+    private static long notDone(BenchDb db) {
+        try (Connection c = db.borrowForSetup(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT count(*) FROM jobs WHERE done = 0")) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not count the jobs left in " + db.where(), e);
+        }
+    }
+}

@@ -27,7 +27,22 @@ public final class GateConfirmRejudge {
     /** How far apart two slowed runs of one strategy are in a proof that slows the six strategies in turn. */
     private static final int SAME_STRATEGY_EVERY = 6;
 
+    /**
+     * {@code -Dconfirmation=measured}: judge a {@link GateConfirmProof}'s work folder with the
+     * confirmations it measured ({@code <run>/confirmation}) instead of stand-ins.
+     */
+    private static final boolean MEASURED = "measured".equals(System.getProperty("confirmation"));
+
+    /** {@code -Dscreen=FAMILY}: judge with another screen than the gate's. */
+    private static final Gate.Screen SCREEN = Gate.Screen.valueOf(System.getProperty("screen", Gate.SCREEN.name()));
+
     private GateConfirmRejudge() {}
+
+    /** A confirmation run, or none when nothing was screened (a proof measures none then). */
+    private static Gate.Run load(Path run) {
+        return Files.isRegularFile(run.resolve(BenchResults.TALLY)) ? Gate.Run.load(run)
+                : new Gate.Run(List.of(), java.util.Map.of(), null);
+    }
 
     public static void main(String[] args) throws Exception {
         Path work = Path.of(args[0]);
@@ -48,7 +63,7 @@ public final class GateConfirmRejudge {
             if (!Files.isRegularFile(nextA.resolve(BenchResults.TALLY))) {
                 nextA = work.resolve("A" + (t - 2));
             }
-            if (slowedRun == null || standIn == null) {
+            if (slowedRun == null || standIn == null && !MEASURED) {
                 break;
             }
             LockingStrategy slowed = LockingStrategy.valueOf(slowedRun.getFileName().toString().substring(("B" + t + "-").length()));
@@ -66,10 +81,12 @@ public final class GateConfirmRejudge {
             Gate.Run ab = Gate.Run.load(slowedRun);
             Gate.Outcome aa1 = Gate.compare(base, aa, stats, true);
             Gate.Outcome ab1 = Gate.compare(base, ab, stats, true);
-            Gate.Outcome aa2 = Gate.confirm(base, aa, Gate.Run.load(nextA), nextA.toString(), stats);
-            Gate.Outcome ab2 = Gate.confirm(base, ab, Gate.Run.load(standIn), standIn.toString(), stats);
-            confirmationForks.add(confirmationForks(Gate.screened(base, aa, stats)));
-            confirmationForks.add(confirmationForks(Gate.screened(base, ab, stats)));
+            Path aaAgain = MEASURED ? work.resolve("A" + t).resolve(GateRunner.CONFIRMATION) : nextA;
+            Path abAgain = MEASURED ? slowedRun.resolve(GateRunner.CONFIRMATION) : standIn;
+            Gate.Outcome aa2 = Gate.confirm(base, aa, load(aaAgain), aaAgain.toString(), stats, SCREEN);
+            Gate.Outcome ab2 = Gate.confirm(base, ab, load(abAgain), abAgain.toString(), stats, SCREEN);
+            confirmationForks.add(confirmationForks(Gate.screened(base, aa, stats, SCREEN)));
+            confirmationForks.add(confirmationForks(Gate.screened(base, ab, stats, SCREEN)));
             perTry.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s |%n", t, slowed,
                     count(single, aa1, ab1, slowed, true), count(single, aa1, ab1, slowed, false),
                     count(twoStage, aa2, ab2, slowed, true), count(twoStage, aa2, ab2, slowed, false)));

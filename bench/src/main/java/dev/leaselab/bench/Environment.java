@@ -34,7 +34,9 @@ final class Environment {
         env.put("sqliteJdbcVersion", driverVersion());
         env.put("jmhVersion", org.openjdk.jmh.util.Version.getPlainVersion());
         env.put("gitCommit", git("rev-parse", "HEAD"));
-        String status = git("status", "--porcelain");
+        // Untracked files do not change the code measured: earlier runs' folders under results/
+        // would otherwise mark every later run of a clean clone as having uncommitted changes.
+        String status = git("status", "--porcelain", "--untracked-files=no");
         env.put("gitDirty", status == null ? null : !status.isBlank());
         env.put("workingDirectory", Path.of("").toAbsolutePath().toString());
         Path databases = Path.of(System.getProperty("java.io.tmpdir"));

@@ -32,6 +32,14 @@ import java.util.function.Predicate;
  *       lease at a time. This is what catches two winners of one race, whatever fences they got.
  * </ol>
  *
+ * <p>And, by the clock of the lease holder itself:
+ * <ol start="8">
+ *   <li>a renew or complete is accepted only while its lease is live: its {@code now} is before
+ *       the latest expiry that its claim, or a renew of the same fence that may have taken effect
+ *       before it, set. This catches a store that renews or completes an expired lease that
+ *       nobody has claimed since, which no other worker's operation shows.
+ * </ol>
+ *
  * <p>A drained queue ({@link #checkDrained}) must besides have every job done:
  * <ol start="7">
  *   <li>every job in the final database is done, with the result that the holder of its last
@@ -74,6 +82,7 @@ public final class HistoryChecker {
                 history.finalRowAgrees(finalRows.get(job.getKey()), violations);
             }
             history.oneLiveLeaseAtATime(violations);
+            history.writesOnlyUnderALiveLease(violations);
         }
         return new CheckReport(ops.size(), byJob.size(), stale[0], stale[1], List.copyOf(violations),
                 origin == Long.MAX_VALUE ? 0 : origin);
@@ -270,6 +279,32 @@ public final class HistoryChecker {
                     out.add(new Violation(6, job, "fence " + claim.fence() + " was claimed at now=" + claim.now()
                             + " while fence " + generation + " was live until " + earliestExpiry.until()
                             + ": two live leases", List.of(earliestExpiry, claim)));
+                    return;
+                }
+            }
+        }
+
+        void writesOnlyUnderALiveLease(List<Violation> out) {
+            for (Op write : writes) {
+                if (!write.ok() || write.kind() == Op.Kind.RELEASE) {
+                    continue;  // release has no time: it is accepted after the expiry too
+                }
+                Op claim = okClaims.stream().filter(c -> c.fence() == write.fence()).findFirst().orElse(null);
+                if (claim == null) {
+                    continue;  // its claim's answer was lost: its expiry is not known
+                }
+                // The latest expiry that may have been stored when the write ran.
+                Op latest = claim;
+                for (Op renew : of(Op.Kind.RENEW, r -> r != write && r.fence() == write.fence()
+                        && r.outcome() != Op.Outcome.REJECTED && r.start() < write.end())) {
+                    if (renew.until() > latest.until()) {
+                        latest = renew;
+                    }
+                }
+                if (write.now() >= latest.until()) {
+                    out.add(new Violation(8, job, "a " + write.kind().name().toLowerCase() + " with fence " + write.fence()
+                            + " was accepted at now=" + write.now() + ", after its lease had expired at " + latest.until(),
+                            List.of(latest, write)));
                     return;
                 }
             }

@@ -25,6 +25,9 @@ import java.util.stream.Collectors;
  * Afterwards a SQLite file must pass {@code PRAGMA integrity_check}, and the
  * {@link HistoryChecker} judges the merged histories of all workers (killed ones included)
  * together with the final rows.
+ *
+ * <p>A {@link Guest}, a store of any language served over the worker protocol, races the same way
+ * ({@link #runWithGuest}): next to Java workers on one file, or alone.
  */
 public final class ProcessRaceDriver {
 
@@ -59,6 +62,11 @@ public final class ProcessRaceDriver {
     }
 
     private final StoreUnderTest sut;
+    /** A store from outside served over the worker protocol, or null. */
+    private final Guest guest;
+    private final boolean guestOnly;
+    private final String name;
+    private int workersStarted;
     private final Settings settings;
     private final Path dir;
     private final Path sqliteFile;
@@ -67,10 +75,13 @@ public final class ProcessRaceDriver {
     private final Path stop;
     private final Random random;
 
-    private ProcessRaceDriver(StoreUnderTest sut, Path dir, Settings settings) {
+    private ProcessRaceDriver(StoreUnderTest sut, Guest guest, boolean guestOnly, Path dir, Settings settings) {
         this.sut = sut;
+        this.guest = guest;
+        this.guestOnly = guestOnly;
+        this.name = guest == null ? sut.name() : guestOnly ? guest.name() : sut.name() + "+" + guest.name();
         this.settings = settings;
-        this.dir = dir.resolve("processes-" + sut.name().replace('/', '-'));
+        this.dir = dir.resolve("processes-" + name.replace('/', '-'));
         this.sqliteFile = this.dir.resolve("jobs.db");
         this.stop = this.dir.resolve("stop");
         this.random = new Random(settings.seed());
@@ -78,7 +89,22 @@ public final class ProcessRaceDriver {
 
     /** Races {@code sut} across processes on a new database: a file under {@code dir}, or a schema on PostgreSQL. */
     public static RaceResult run(StoreUnderTest sut, Path dir, Settings settings) {
-        return new ProcessRaceDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
+        return new ProcessRaceDriver(Objects.requireNonNull(sut, "sut"), null, false, Objects.requireNonNull(dir, "dir"),
+                Objects.requireNonNull(settings, "settings")).run();
+    }
+
+    /**
+     * Races a guest's workers on one SQLite file with the same faults and the same checker: with
+     * {@code guestOnly} false, every second worker is the guest's and the others run {@code sut}
+     * (Java and guest workers on one file); with it true, every worker is the guest's and
+     * {@code sut} only prepares the file (its journal and sync mode) and the first jobs.
+     */
+    public static RaceResult runWithGuest(StoreUnderTest sut, Guest guest, boolean guestOnly, Path dir, Settings settings) {
+        Objects.requireNonNull(sut, "sut");
+        if (sut.engine() != dev.leaselab.lease.LockingStrategy.Engine.SQLITE) {
+            throw new IllegalArgumentException("sut: a guest races on a SQLite file, not with " + sut.name());
+        }
+        return new ProcessRaceDriver(sut, Objects.requireNonNull(guest, "guest"), guestOnly, Objects.requireNonNull(dir, "dir"),
                 Objects.requireNonNull(settings, "settings")).run();
     }
 
@@ -120,14 +146,16 @@ public final class ProcessRaceDriver {
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         String first = check.passed() ? null : check.describeViolations(1);
-        return new RaceResult(sut.name(), "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0,
+        return new RaceResult(name, "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0,
                 first == null ? -1 : opsBefore(ops, check.violations().get(0)), first, check, faults.kills(),
                 faults.pauses().size(), integrity, (System.nanoTime() - begun) / 1_000_000);
     }
 
-    private List<String> workerCommand(String name, Path history) {
+    private List<String> workerCommand(String worker, Path history) {
+        boolean guestWorker = guest != null && (guestOnly || workersStarted++ % 2 == 1);
         return List.of(StressWorker.class.getName(),
-                db.argument(), history.toString(), sut.name(), name, Long.toString(random.nextLong()),
+                db.argument(), history.toString(), guestWorker ? guest.workerArgument() : sut.name(), worker,
+                Long.toString(random.nextLong()),
                 Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()),
                 Long.toString(settings.ttlMillis() / 2), stop.toString(),
                 Long.toString(settings.duration().toMillis() + 120_000));

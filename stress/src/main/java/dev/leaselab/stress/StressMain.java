@@ -75,6 +75,28 @@ public final class StressMain implements Callable<Integer> {
     @Option(names = "--seed", description = "seed of every random choice")
     Long seed;
 
+    @Option(names = "--worker-command", paramLabel = "COMMAND",
+            description = "race a lease store of your own instead of the project's: a command that serves the worker "
+                    + "protocol (docs/worker-protocol.md) on the database file appended to it, split at spaces, e.g. "
+                    + "'python3 examples/python/worker.py'; its workers race next to Java workers of every SQLite strategy "
+                    + "on one file, and alone, with the same faults and checker")
+    String workerCommand;
+
+    @Option(names = "--store-class", paramLabel = "CLASS",
+            description = "race a Java store of your own instead of the project's: a dev.leaselab.testkit.LeaseStoreProvider "
+                    + "on the class path (java -cp stress.jar:your.jar dev.leaselab.stress.StressMain ...), served over the "
+                    + "worker protocol and raced as --worker-command is")
+    String storeClass;
+
+    @Option(names = "--guest-name", defaultValue = "guest",
+            description = "the --worker-command's name in the verdict table (default: guest; a --store-class is named "
+                    + "by its class)")
+    String guestName;
+
+    @Option(names = "--guest-is-control",
+            description = "the --worker-command is a deliberately wrong store: every race must catch it")
+    boolean guestIsControl;
+
     @Option(names = "--results", defaultValue = "results/stress",
             description = "folder for the run folders (default: results/stress)")
     Path results;
@@ -104,14 +126,25 @@ public final class StressMain implements Callable<Integer> {
         Path work = runDir.resolve("work");
         // Checks the options and the PostgreSQL server before any folder is created: a missing
         // server is a wrong option (exit 2), not a failed run.
-        StressRun run = new StressRun(plan, engines, work, System.out);
+        if (workerCommand != null && storeClass != null) {
+            throw new IllegalArgumentException("--worker-command and --store-class name two guests: give one");
+        }
+        Guest guest = workerCommand != null ? Guest.parse(guestName, workerCommand, guestIsControl)
+                : storeClass != null ? Guest.javaStore(storeClass, guestIsControl) : null;
+        if (guest != null && !engines.contains(Engine.SQLITE)) {
+            throw new IllegalArgumentException("a guest races on SQLite files: --engine must include sqlite, not " + engines);
+        }
+        // A guest races on SQLite files only: the PostgreSQL server is not needed then.
+        StressRun run = guest == null ? new StressRun(plan, engines, work, System.out)
+                : new StressRun(plan, List.of(Engine.SQLITE), work, System.out).withGuest(guest);
         try {
             Files.createDirectories(work);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + runDir, e);
         }
         System.out.println("stress " + profile.name().toLowerCase(Locale.ROOT) + " run " + runId
-                + " on " + engines + ": " + plan);
+                + (guest == null ? " on " + engines : " of the guest " + guest.name() + " " + guest.command()
+                        + (guest.control() ? " (a control)" : "")) + ": " + plan);
         long started = System.nanoTime();
         List<Verdict> verdicts = run.run();
         VerdictReport.write(runDir, verdicts);

@@ -21,6 +21,7 @@ public final class StressRun {
     private final Path work;
     private final PrintStream progress;
     private final List<Verdict> verdicts = new ArrayList<>();
+    private Guest guest;
 
     /**
      * @param plan how long and how hard to race
@@ -51,8 +52,24 @@ public final class StressRun {
         this.progress = progress;
     }
 
+    /**
+     * Makes this run the guest's: instead of the project's own checks, the process race of the
+     * guest's workers next to the workers of every SQLite strategy, on one file each, and one
+     * race of the guest's workers alone. A guest that is a control must be caught in every one.
+     */
+    public StressRun withGuest(Guest guest) {
+        this.guest = java.util.Objects.requireNonNull(guest, "guest");
+        if (!engines.contains(Engine.SQLITE)) {
+            throw new IllegalArgumentException("a guest races on SQLite: --engine must include sqlite, not " + engines);
+        }
+        return this;
+    }
+
     /** Runs every check and returns a verdict per check and store. */
     public List<Verdict> run() {
+        if (guest != null) {
+            return runGuest();
+        }
         List<StoreUnderTest> stores = new ArrayList<>();
         for (Engine engine : engines) {
             stores.addAll(StoreUnderTest.allCorrect(engine));
@@ -76,7 +93,7 @@ public final class StressRun {
             drained.addAll(ProcessDrainDriver.controls(engine));
             for (StoreUnderTest store : drained) {
                 ProcessDrainDriver.DrainResult result = ProcessDrainDriver.run(store, work, plan.processDrainSettings());
-                record(store, result.race(), Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()));
+                record(result.race(), Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()));
                 progress.println("    " + result.summary());
             }
         }
@@ -87,14 +104,44 @@ public final class StressRun {
         return verdicts;
     }
 
-    private void record(StoreUnderTest store, RaceResult result, long minOverlap) {
-        record(store, result, Verdict.of(store, result, minOverlap));
+    private List<Verdict> runGuest() {
+        for (StoreUnderTest store : StoreUnderTest.allCorrect(Engine.SQLITE)) {
+            raceGuest(store, false);
+        }
+        raceGuest(StoreUnderTest.correct(dev.leaselab.lease.LockingStrategy.IMMEDIATE), true);
+        return verdicts;
     }
 
-    private void record(StoreUnderTest store, RaceResult result, Verdict verdict) {
+    /**
+     * One race of the guest. A guest whose workers cannot even start (its store fails to open the
+     * file another worker created, say) has shown a violation: the row says so instead of the run
+     * stopping.
+     */
+    private void raceGuest(StoreUnderTest store, boolean alone) {
+        String name = alone ? guest.name() : store.name() + "+" + guest.name();
+        long started = System.nanoTime();
+        RaceResult result;
+        try {
+            result = ProcessRaceDriver.runWithGuest(store, guest, alone, work, plan.processSettings());
+        } catch (IllegalStateException e) {
+            Verdict verdict = new Verdict(name, "processes", guest.control(), 0, 0, 0, 1, -1, 0, 0,
+                    (System.nanoTime() - started) / 1_000_000,
+                    guest.control() ? Verdict.Outcome.CAUGHT : Verdict.Outcome.FAIL, e.getMessage());
+            verdicts.add(verdict);
+            progress.println(name + ": " + verdict.outcome() + ": " + e.getMessage());
+            return;
+        }
+        record(result, Verdict.of(result.store(), guest.control(), result, plan.minProcessOverlap()));
+    }
+
+    private void record(StoreUnderTest store, RaceResult result, long minOverlap) {
+        record(result, Verdict.of(store, result, minOverlap));
+    }
+
+    private void record(RaceResult result, Verdict verdict) {
         verdicts.add(verdict);
         progress.printf(Locale.ROOT, "%-50s %-13s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
-                store.name(), result.mode(), result.races(), result.racesWithOverlap(), result.kills(),
+                verdict.store(), result.mode(), result.races(), result.racesWithOverlap(), result.kills(),
                 result.pauses(), result.millis() / 1000.0, verdict.outcome());
         progress.flush();
     }

@@ -24,7 +24,8 @@ import java.util.Random;
  * <p>It prints {@code READY} once its store is open, and stops when the stop file appears (or after
  * {@code maxMillis}, should the driver be gone).
  *
- * <p>Usage: {@code StressWorker database history store name seed slots ttlMillis workMillis stopFile maxMillis}
+ * <p>Usage: {@code StressWorker database history store name seed slots ttlMillis workMillis stopFile maxMillis},
+ * where {@code store} names a {@link StoreUnderTest} or a {@link Guest} served over the worker protocol.
  */
 public final class StressWorker {
 
@@ -57,10 +58,9 @@ public final class StressWorker {
         }
         Database db = Database.parse(args[0]);
         Path historyFile = Path.of(args[1]);
-        StoreUnderTest sut = StoreUnderTest.parse(args[2]);
         Path stop = Path.of(args[8]);
         long deadline = System.nanoTime() + Long.parseLong(args[9]) * 1_000_000;
-        try (LeaseStore lease = sut.open(db, 2);
+        try (LeaseStore lease = Guest.open(args[2], db);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
             StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), args[3],
                     Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));

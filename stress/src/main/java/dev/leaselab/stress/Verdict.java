@@ -44,9 +44,17 @@ public record Verdict(String store, String check, boolean control, long races, l
 
     /** Judges a race-driver run: {@code minOverlap} overlapping races are needed for a pass. */
     public static Verdict of(StoreUnderTest store, RaceResult result, long minOverlap) {
+        return of(store.name(), store.isControl(), result, minOverlap);
+    }
+
+    /**
+     * Judges a race-driver run of a store named {@code name}, which must show a violation if it is
+     * a {@code control} and none otherwise (e.g. a {@link Guest} raced next to a strategy).
+     */
+    public static Verdict of(String name, boolean control, RaceResult result, long minOverlap) {
         Outcome outcome;
         String detail;
-        if (store.isControl()) {
+        if (control) {
             outcome = result.violated() ? Outcome.CAUGHT : Outcome.MISSED;
             detail = result.violated() ? firstViolation(result) : "no violation in " + result.races() + " races";
         } else if (result.violated()) {
@@ -64,7 +72,7 @@ public record Verdict(String store, String check, boolean control, long races, l
                             + result.claimManyRounds() + " claimMany rounds failed with a database error")
                     + "; integrity_check " + result.integrity();
         }
-        return new Verdict(store.name(), result.mode(), store.isControl(), result.races(), result.racesWithOverlap(),
+        return new Verdict(name, result.mode(), control, result.races(), result.racesWithOverlap(),
                 result.operations(), result.violations(), result.opsUntilFirstViolation(), result.kills(),
                 result.pauses(), result.millis(), outcome, detail);
     }

@@ -90,10 +90,29 @@ final class WorkerFleet implements AutoCloseable {
         long giveUp = System.currentTimeMillis() + 60_000;
         while (live.stream().anyMatch(w -> !w.ready)) {
             if (System.currentTimeMillis() > giveUp || live.stream().anyMatch(w -> !w.ready && !w.process.isAlive())) {
-                throw new IllegalStateException("a worker did not start; see the .err files in " + dir);
+                throw new IllegalStateException("a worker did not start; see the .err files in " + dir + lastError());
             }
             sleep(10);
         }
+    }
+
+    /** The last line a dead worker wrote to its .err file (an exception's message, mostly), or "". */
+    private String lastError() {
+        for (Worker worker : live) {
+            Path err = dir.resolve(worker.name + ".err");
+            if (!worker.process.isAlive() && Files.exists(err)) {
+                try {
+                    List<String> lines = Files.readAllLines(err).stream().filter(l -> !l.isBlank()
+                            && !l.startsWith("\tat ")).toList();
+                    if (!lines.isEmpty()) {
+                        return " (" + worker.name + ": " + lines.get(0) + ")";
+                    }
+                } catch (IOException e) {
+                    return "";
+                }
+            }
+        }
+        return "";
     }
 
     /** The file that exists while a worker of the fleet in {@code dir} is paused. */
@@ -184,7 +203,7 @@ final class WorkerFleet implements AutoCloseable {
     /** Kills what is left and waits until it is gone: a worker still writing its history would look like damage. */
     @Override
     public void close() {
-        live.forEach(w -> w.process.destroyForcibly());
+        live.forEach(WorkerFleet::killWithChildren);
         live.forEach(w -> w.process.onExit().join());
         if (signaller != null) {
             signals.close();  // the shell exits at the end of its input
@@ -229,13 +248,32 @@ final class WorkerFleet implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGKILL to a worker and to the processes it started (a guest store served over the worker
+     * protocol runs in a child process): the whole worker dies at once, wherever it was, as a
+     * worker without children does. The children are listed first: once their parent is gone
+     * they are no longer its descendants.
+     */
+    private static void killWithChildren(Worker worker) {
+        List<ProcessHandle> children = worker.process.descendants().toList();
+        worker.process.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** The worker's pid and its children's, for a signal that must reach all of it. */
+    private static String pids(Worker worker) {
+        StringBuilder pids = new StringBuilder(Long.toString(worker.process.pid()));
+        worker.process.descendants().forEach(child -> pids.append(' ').append(child.pid()));
+        return pids.toString();
+    }
+
     /** Kills a random worker; returns its name, or null if it had died already. */
     private String killOne(long end) {
         Worker victim = live.get(random.nextInt(live.size()));
         if (!victim.process.isAlive()) {
             return null;
         }
-        victim.process.destroyForcibly();  // SIGKILL: no shutdown hooks, no rollback, no flush
+        killWithChildren(victim);  // SIGKILL: no shutdown hooks, no rollback, no flush
         victim.process.onExit().join();
         live.remove(victim);
         if (end - System.currentTimeMillis() > 1000) {
@@ -256,7 +294,7 @@ final class WorkerFleet implements AutoCloseable {
         while (System.currentTimeMillis() < giveUp) {
             for (Worker worker : live) {
                 if (worker.holding && worker.process.isAlive()) {
-                    long pid = worker.process.pid();
+                    String pid = pids(worker);
                     mark(heldJobs(worker.lastHold));
                     long stoppedAt = HostClock.nanos();
                     signal("-STOP", pid);
@@ -287,7 +325,7 @@ final class WorkerFleet implements AutoCloseable {
      * tens of milliseconds on a busy machine, long enough for a worker to finish its batch, so
      * the pause hit a worker that no longer held a lease.
      */
-    private void signal(String signal, long pid) {
+    private void signal(String signal, String pid) {
         try {
             if (signaller == null) {
                 signaller = new ProcessBuilder("sh").redirectErrorStream(true).start();

@@ -84,6 +84,25 @@ class HarnessInputTest {
     }
 
     @Test
+    void aWrongGuestIsAWrongOptionAndNoRunFolderIsCreated() {
+        for (List<String> wrong : List.of(List.of("--worker-command", "  "),
+                List.of("--worker-command", "python3 worker.py", "--guest-name", "a/b"),
+                List.of("--worker-command", "python3 worker.py", "--engine", "postgresql"),
+                List.of("--store-class", "com.example.NoSuchProvider"),
+                List.of("--store-class", "java.lang.String"),
+                List.of("--store-class", ImmediateStoreProvider.class.getName(), "--worker-command", "python3 worker.py"))) {
+            java.io.StringWriter err = new java.io.StringWriter();
+            List<String> args = new java.util.ArrayList<>(List.of("--profile", "smoke", "--results", dir.resolve("r").toString()));
+            args.addAll(wrong);
+            int exit = StressMain.commandLine().setErr(new java.io.PrintWriter(err)).execute(args.toArray(String[]::new));
+            assertEquals(2, exit, wrong + ": " + err);
+            assertFalse(err.toString().isBlank(), wrong.toString());
+            assertFalse(Files.exists(dir.resolve("r")), "a run folder was created for " + wrong);
+        }
+        assertEquals(List.of("python3", "-u", "w.py"), Guest.parse("python", "  python3 -u\tw.py ", false).command());
+    }
+
+    @Test
     void aPostgresServerThatDoesNotAnswerIsAWrongOptionAndNoRunFolderIsCreated() {
         String before = System.getProperty(PostgresUrl.PROPERTY);
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.

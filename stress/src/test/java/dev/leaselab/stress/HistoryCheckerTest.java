@@ -51,6 +51,33 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aRenewOrCompleteAcceptedAfterItsLeaseExpiredBreaksRule8() {
+        claim("a", 1, 0, 0, 1);                              // live until 10
+        write(Op.Kind.RENEW, "a", 1, 10, true, 2, 3);        // at now == until: must be refused
+        assertEquals(List.of(8), rules(check(null)));
+
+        ops.clear();
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.RENEW, "a", 1, 5, true, 2, 3);         // live until 15 now
+        write(Op.Kind.COMPLETE, "a", 1, 14, true, 4, 5);     // before the renewed expiry: fine
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();
+        claim("a", 1, 0, 0, 1);
+        write(Op.Kind.COMPLETE, "a", 1, 12, true, 2, 3);     // nobody claimed since, but expired at 10
+        assertEquals(List.of(8), rules(check(null)));
+        assertEquals(2, check(null).violations().get(0).witness().size());
+    }
+
+    @Test
+    void aRenewOfUnknownOutcomeMayHaveKeptTheLeaseLive() {
+        claim("a", 1, 0, 0, 1);
+        add(Op.Kind.RENEW, "a", 1, 8, 10, null, Op.Outcome.UNKNOWN, 2, Long.MAX_VALUE);  // may have set 18
+        write(Op.Kind.COMPLETE, "a", 1, 12, true, 4, 5);
+        assertEquals(List.of(), rules(check(null)));
+    }
+
+    @Test
     void legalHistoryWithExpiryStaleWriteAndCompletePasses() {
         claim("a", 1, 0, 0, 1);
         claim("b", 0, 5, 2, 3);                              // a's lease is live: b loses

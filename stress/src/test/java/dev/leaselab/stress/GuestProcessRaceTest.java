@@ -1,0 +1,96 @@
+package dev.leaselab.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.testkit.PythonGuest;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Another language's lease store in the process race: the contract's design in Python
+ * ({@code examples/python}, served over the worker protocol) races next to Java workers of every
+ * SQLite strategy on one file, and alone, through the smoke profile's {@code kill -9} and
+ * {@code SIGSTOP} faults, judged by the same checker. Its wrong changes that a race can show
+ * (a claim that reads and writes in two transactions, a release that resets the fence) are the
+ * negative controls: each must be caught next to correct Java workers.
+ */
+class GuestProcessRaceTest {
+
+    private static final StressPlan PLAN = StressPlan.Profile.SMOKE.plan();
+
+    @TempDir
+    Path dir;
+
+    private static Guest python(String mutation) {
+        return new Guest(mutation == null ? "python" : "python-" + mutation, PythonGuest.command(mutation), mutation != null);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = LockingStrategy.class, names = "PG_.*", mode = EnumSource.Mode.MATCH_NONE)
+    void pythonAndJavaWorkersShareOneFileThroughKillsAndPauses(LockingStrategy strategy) {
+        RaceResult result = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(strategy), python(null), false, dir,
+                PLAN.processSettings());
+        Verdict verdict = Verdict.of(result.store(), false, result, PLAN.minProcessOverlap());
+        assertEquals(strategy.name() + "+python", result.store());
+        assertEquals(Verdict.Outcome.PASS, verdict.outcome(), verdict.row() + "\n" + verdict.detail());
+        assertTrue(result.kills() >= 1 && result.pauses() >= 1, verdict.row());
+        assertNoWorkerOrGuestLeft();
+    }
+
+    @Test
+    void pythonWorkersAloneRaceThroughKillsAndPauses() {
+        RaceResult result = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.IMMEDIATE), python(null),
+                true, dir, PLAN.processSettings());
+        Verdict verdict = Verdict.of(result.store(), false, result, PLAN.minProcessOverlap());
+        assertEquals("python", result.store());
+        assertEquals(Verdict.Outcome.PASS, verdict.outcome(), verdict.row() + "\n" + verdict.detail());
+        assertNoWorkerOrGuestLeft();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"CLAIM_READ_THEN_WRITE", "RELEASE_RESETS_FENCE"})
+    void aWrongChangeOfThePythonDesignIsCaughtNextToJavaWorkers(String mutation) {
+        RaceResult result = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
+                python(mutation), false, dir, PLAN.processSettings());
+        Verdict verdict = Verdict.of(result.store(), true, result, PLAN.minProcessOverlap());
+        assertEquals(Verdict.Outcome.CAUGHT, verdict.outcome(), verdict.row() + "\n" + verdict.detail());
+        assertTrue(result.opsUntilFirstViolation() > 0, verdict.row());
+    }
+
+    /**
+     * A Java store of the user's, given by its provider class ({@code --store-class}), is served by
+     * {@code ProtocolServer} in a JVM of its own and raced like any guest: the correct one passes,
+     * a read-then-write claim is caught.
+     */
+    @Test
+    void aJavaStoreGivenByItsProviderClassIsRacedAsAGuest() {
+        Guest correct = Guest.javaStore(ImmediateStoreProvider.class.getName(), false);
+        assertEquals("ImmediateStoreProvider", correct.name());
+        RaceResult passed = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.CONDITIONAL_UPDATE), correct,
+                false, dir, PLAN.processSettings());
+        Verdict pass = Verdict.of(passed.store(), false, passed, PLAN.minProcessOverlap());
+        assertEquals(Verdict.Outcome.PASS, pass.outcome(), pass.row() + "\n" + pass.detail());
+
+        RaceResult broken = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
+                Guest.javaStore(ReadThenWriteStoreProvider.class.getName(), true), false, dir, PLAN.processSettings());
+        Verdict caught = Verdict.of(broken.store(), true, broken, PLAN.minProcessOverlap());
+        assertEquals(Verdict.Outcome.CAUGHT, caught.outcome(), caught.row() + "\n" + caught.detail());
+        assertNoWorkerOrGuestLeft();
+    }
+
+    /** A kill reaches the guest's process too, and a stopped race leaves none behind. */
+    private void assertNoWorkerOrGuestLeft() {
+        String folder = dir.toString();
+        List<String> left = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                .map(p -> p.info().commandLine().orElse(""))
+                .filter(line -> line.contains(folder)).toList();
+        assertEquals(List.of(), left, "processes of the race still running");
+    }
+}

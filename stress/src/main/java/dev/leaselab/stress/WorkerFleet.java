@@ -90,9 +90,18 @@ final class WorkerFleet implements AutoCloseable {
         long giveUp = System.currentTimeMillis() + 60_000;
         while (live.stream().anyMatch(w -> !w.ready)) {
             if (System.currentTimeMillis() > giveUp || live.stream().anyMatch(w -> !w.ready && !w.process.isAlive())) {
-                throw new IllegalStateException("a worker did not start; see the .err files in " + dir + lastError());
+                throw new WorkerDidNotStart("a worker did not start; see the .err files in " + dir + lastError());
             }
             sleep(10);
+        }
+    }
+
+    /** A worker died or hung before it said READY: its store could not open the database, most often. */
+    static final class WorkerDidNotStart extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        WorkerDidNotStart(String message) {
+            super(message);
         }
     }
 

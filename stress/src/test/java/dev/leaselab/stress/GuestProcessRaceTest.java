@@ -85,6 +85,24 @@ class GuestProcessRaceTest {
         assertNoWorkerOrGuestLeft();
     }
 
+    /**
+     * A guest whose workers cannot open the file another worker created (the table created without
+     * IF NOT EXISTS) is caught in every race of the run, with the worker's own error, instead of
+     * stopping the run.
+     */
+    @Test
+    void aGuestWhoseWorkersCannotOpenTheFileIsCaughtInEveryRace() {
+        List<Verdict> verdicts = new StressRun(PLAN, List.of(dev.leaselab.lease.LockingStrategy.Engine.SQLITE), dir,
+                new java.io.PrintStream(java.io.OutputStream.nullOutputStream())).withGuest(python("TABLE_WITHOUT_IF_NOT_EXISTS"))
+                .run();
+        assertEquals(LockingStrategy.of(dev.leaselab.lease.LockingStrategy.Engine.SQLITE).size() + 1, verdicts.size());
+        for (Verdict verdict : verdicts) {
+            assertEquals(Verdict.Outcome.CAUGHT, verdict.outcome(), verdict.row());
+            assertTrue(verdict.detail().contains("already exists"), verdict.detail());
+        }
+        assertNoWorkerOrGuestLeft();
+    }
+
     /** A kill reaches the guest's process too, and a stopped race leaves none behind. */
     private void assertNoWorkerOrGuestLeft() {
         String folder = dir.toString();

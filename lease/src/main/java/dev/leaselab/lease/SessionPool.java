@@ -85,7 +85,12 @@ final class SessionPool {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout((int) options.busyTimeout().toMillis());
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(options.journalMode().name()));
-        config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(options.synchronous().name()));
+        if (options.synchronous() == StoreOptions.Synchronous.EXTRA) {
+            // sqlite-jdbc's SynchronousMode stops at FULL; the pragma itself takes EXTRA.
+            config.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, "EXTRA");
+        } else {
+            config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(options.synchronous().name()));
+        }
         Connection connection = config.createConnection("jdbc:sqlite:" + file);
         try {
             options.busyWait().install(connection, options.busyTimeout());

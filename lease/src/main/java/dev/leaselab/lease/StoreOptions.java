@@ -28,8 +28,13 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
     /** SQLite journal modes that a store may use. */
     public enum JournalMode { WAL, DELETE, TRUNCATE, PERSIST }
 
-    /** SQLite {@code synchronous} settings. */
-    public enum Synchronous { OFF, NORMAL, FULL }
+    /**
+     * SQLite {@code synchronous} settings. {@code EXTRA} is {@code FULL} plus a sync of the directory
+     * after a rollback journal is deleted at commit: in the DELETE journal mode, under {@code FULL},
+     * a power cut soon after a commit can bring the deleted journal back, and SQLite then rolls the
+     * committed transaction back (results/powerloss.md measured it).
+     */
+    public enum Synchronous { OFF, NORMAL, FULL, EXTRA }
 
     /**
      * How a connection waits while another holds SQLite's lock. Either way a write that is still

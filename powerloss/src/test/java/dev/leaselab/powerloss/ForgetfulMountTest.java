@@ -1,0 +1,169 @@
+package dev.leaselab.powerloss;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The mounted layer, through the kernel: files written with and without fsync, and SQLite's own
+ * durability in each journal and sync mode, across a real power cut of the layer. This machine
+ * must be able to mount FUSE file systems (the test fails, never skips, when it cannot: CI installs
+ * libfuse2 and fuse3).
+ */
+class ForgetfulMountTest {
+
+    @TempDir
+    Path dir;
+
+    private ForgetfulMount disk;
+
+    @BeforeEach
+    void mount() {
+        disk = ForgetfulMount.start(dir.resolve("backing"), dir.resolve("mnt"));
+    }
+
+    @AfterEach
+    void unmount() {
+        disk.close();
+    }
+
+    private static void write(Path file, byte[] bytes, boolean sync) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(bytes), 0);
+            if (sync) {
+                channel.force(true);
+            }
+        }
+    }
+
+    private static void syncDirectory(Path directory) throws IOException {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    @Test
+    void writtenButNotSyncedIsGoneAfterACutAndSyncedStays() throws IOException {
+        Path synced = disk.mountPoint().resolve("synced");
+        Path unsynced = disk.mountPoint().resolve("unsynced");
+        write(synced, "kept".getBytes(), true);
+        write(unsynced, "first".getBytes(), true);
+        syncDirectory(disk.mountPoint());
+        write(unsynced, "LOST!".getBytes(), false);
+        assertArrayEquals("LOST!".getBytes(), Files.readAllBytes(unsynced), "before the cut programs see the write");
+
+        PowerCut cut = disk.cutPower(CutMode.LOSE_UNSYNCED, 1);
+
+        assertEquals(1, cut.filesWithUnsyncedChanges());
+        assertEquals(1, cut.lostChanges());
+        IOException off = assertThrows(IOException.class, () -> Files.readAllBytes(synced));
+        assertTrue(off.getMessage().contains("Input/output error"), off.getMessage());
+        disk.powerOn();
+        assertArrayEquals("kept".getBytes(), Files.readAllBytes(synced));
+        assertArrayEquals("first".getBytes(), Files.readAllBytes(unsynced));
+    }
+
+    @Test
+    void aNewFileIsForgottenUnlessItsDirectoryWasSynced() throws IOException {
+        write(disk.mountPoint().resolve("named"), "a".getBytes(), true);
+        syncDirectory(disk.mountPoint());
+        write(disk.mountPoint().resolve("unnamed"), "b".getBytes(), true);
+
+        disk.cutPower(CutMode.LOSE_UNSYNCED, 1);
+        disk.powerOn();
+
+        assertTrue(Files.exists(disk.mountPoint().resolve("named")));
+        assertFalse(Files.exists(disk.mountPoint().resolve("unnamed")));
+    }
+
+    @Test
+    void theBackingDirectoryKeepsTheDurableImageAcrossMounts() throws IOException {
+        write(disk.mountPoint().resolve("f"), "durable".getBytes(), true);
+        syncDirectory(disk.mountPoint());
+        write(disk.mountPoint().resolve("f"), "VOLATIL".getBytes(), false);
+        disk.close();
+
+        disk = ForgetfulMount.start(dir.resolve("backing"), dir.resolve("mnt"));
+
+        assertArrayEquals("VOLATIL".getBytes(), Files.readAllBytes(disk.mountPoint().resolve("f")),
+                "an unmount is no power cut: it keeps what had been written");
+    }
+
+    @Test
+    void aMountPointThatIsNotEmptyIsRefused() throws IOException {
+        Path busy = Files.createDirectories(dir.resolve("busy"));
+        Files.writeString(busy.resolve("x"), "x");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ForgetfulMount.start(dir.resolve("backing2"), busy));
+        assertTrue(e.getMessage().contains("mountPoint"), e.getMessage());
+    }
+
+    /**
+     * SQLite's own promises, checked by cutting the power after 50 committed inserts: which modes
+     * keep every commit ({@code lost} 0), and which lose some (the controls). DELETE with FULL loses
+     * the last commit: its journal is deleted to commit, and with no directory sync after the delete
+     * the cut brings the journal back, so recovery rolls the commit back (EXTRA syncs the directory).
+     */
+    @ParameterizedTest(name = "{0} + {1}: lost {2}")
+    @CsvSource({
+        "WAL, FULL, none",
+        "WAL, NORMAL, some",
+        "WAL, OFF, some",
+        "DELETE, EXTRA, none",
+        "DELETE, FULL, some",
+        "DELETE, OFF, some",
+    })
+    void sqliteKeepsEveryCommitOnlyWhereItSyncs(String journal, String sync, String lost) throws SQLException {
+        String url = "jdbc:sqlite:" + disk.mountPoint().resolve("t.db");
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("PRAGMA journal_mode=" + journal);
+            s.execute("PRAGMA synchronous=" + sync);
+            s.execute("CREATE TABLE t(x)");
+            for (int i = 0; i < 50; i++) {
+                s.execute("INSERT INTO t VALUES (" + i + ")");
+            }
+            disk.cutPower(CutMode.LOSE_UNSYNCED, 7);
+            assertThrows(SQLException.class, () -> s.execute("INSERT INTO t VALUES (-1)"), "the disk is off");
+        }
+        disk.powerOn();
+        int rows;
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("PRAGMA integrity_check")) {
+                r.next();
+                assertEquals("ok", r.getString(1));
+            }
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM t")) {
+                r.next();
+                rows = r.getInt(1);
+            } catch (SQLException e) {
+                assertTrue(e.getMessage().contains("no such table"), e.getMessage());
+                rows = -1;
+            }
+        }
+        if (lost.equals("none")) {
+            assertEquals(50, rows, journal + "+" + sync + " must keep every commit");
+        } else {
+            assertTrue(rows < 50, journal + "+" + sync + " is a control: the cut must cost commits, rows " + rows);
+        }
+    }
+}

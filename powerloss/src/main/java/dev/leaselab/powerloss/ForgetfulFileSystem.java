@@ -50,7 +50,8 @@ import ru.serce.jnrfuse.struct.Timespec;
  * this layer in one JVM hung, and so did every {@code ps} that read the process's command line).
  *
  * <p>Commands, one per line on standard input, each answered by one line on standard output:
- * {@code cut MODE SEED} ({@link #cutPower}), {@code on} ({@link #powerOn}), {@code counters},
+ * {@code cut MODE SEED} ({@link #cutPower}), {@code on} ({@link #powerOn}), {@code sync} (every file and the directory
+ * made durable, as {@code sync(1)} would), {@code counters},
  * {@code quit} (unmount and exit). An answer starting with {@code error} is a failure.
  */
 final class ForgetfulFileSystem implements AutoCloseable {
@@ -235,6 +236,10 @@ final class ForgetfulFileSystem implements AutoCloseable {
                 case "on" -> {
                     powerOn();
                     yield "on";
+                }
+                case "sync" -> {
+                    disk.syncAll();
+                    yield "synced";
                 }
                 case "counters" -> "counters " + counters() + ", unsynced changes " + unsyncedChanges();
                 default -> throw new IllegalArgumentException("unknown command: " + command);

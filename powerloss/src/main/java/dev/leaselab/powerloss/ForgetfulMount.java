@@ -129,6 +129,11 @@ public final class ForgetfulMount implements AutoCloseable {
         ask("on");
     }
 
+    /** Makes every file and the directory durable, as {@code sync(1)} would: a setup a cut must not undo. */
+    public void syncAll() {
+        ask("sync");
+    }
+
     /** Writes, syncs, cuts and unsynced changes so far, for reports. */
     public String counters() {
         return ask("counters").substring("counters ".length());

@@ -1,0 +1,266 @@
+package dev.leaselab.stress;
+
+import dev.leaselab.lease.JobState;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.lease.StoreOptions.JournalMode;
+import dev.leaselab.lease.StoreOptions.Synchronous;
+import dev.leaselab.powerloss.CutMode;
+import dev.leaselab.powerloss.ForgetfulMount;
+import dev.leaselab.powerloss.PowerCut;
+import dev.leaselab.testkit.Database;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+
+/**
+ * Power-loss races: worker JVMs ({@link PowerLossWorker}) claim, renew, complete and release on a
+ * SQLite file inside a {@link ForgetfulMount}; at a random moment the power is cut (every write no
+ * fsync covered is lost, and the disk answers EIO from then on) and every worker is killed with
+ * {@code kill -9}; the power comes back, a fresh store opens the file, {@code PRAGMA
+ * integrity_check} runs, and {@link PowerLossChecker} looks for every operation acknowledged so far
+ * in the rows; then new workers go on, until the last cut. At the end the {@link HistoryChecker}
+ * judges the whole history of every cut with the final rows: a fence handed out twice, two
+ * accepted completes, a write accepted from a stale holder.
+ *
+ * <p>A setting that syncs what it commits (WAL or DELETE with {@code synchronous=FULL}, DELETE with
+ * {@code EXTRA}) must lose nothing; the controls ({@code NORMAL}, {@code OFF}) must be caught losing
+ * acknowledged writes.
+ */
+final class PowerLossDriver {
+
+    /** A journal mode and a sync setting: {@code WAL_FULL}, {@code DELETE_EXTRA}, ... */
+    record Storage(JournalMode journal, Synchronous sync) {
+        Storage {
+            Objects.requireNonNull(journal, "journal");
+            Objects.requireNonNull(sync, "sync");
+        }
+
+        static Storage parse(String name) {
+            int underscore = name.indexOf('_');
+            if (underscore < 0) {
+                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL: " + name);
+            }
+            try {
+                return new Storage(JournalMode.valueOf(name.substring(0, underscore)),
+                        Synchronous.valueOf(name.substring(underscore + 1)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL: " + name, e);
+            }
+        }
+
+        String name() {
+            return journal + "_" + sync;
+        }
+
+        /**
+         * Whether SQLite promises that a commit survives a power cut in this setting: {@code FULL}
+         * in WAL, {@code EXTRA} in every journal mode. DELETE with {@code FULL} does not sync the
+         * directory after deleting the journal, so its last commit can come back undone (SQLite's
+         * documentation of {@code synchronous=EXTRA} says so, and ForgetfulMountTest shows it).
+         */
+        boolean durable() {
+            return sync == Synchronous.EXTRA || (sync == Synchronous.FULL && journal == JournalMode.WAL);
+        }
+
+        StoreOptions options() {
+            return StoreOptions.defaults().withPoolSize(1).withJournalMode(journal).withSynchronous(sync);
+        }
+    }
+
+    /**
+     * @param cuts how many power cuts
+     * @param workers worker JVMs between two cuts (at least 1)
+     * @param slots jobs in play at once
+     * @param ttlMillis the lease time
+     * @param minRunMillis shortest time the workers run before a cut
+     * @param maxRunMillis longest
+     * @param mode what a disk cache writes out of the unsynced changes at a cut
+     * @param seed the driver's and the workers' choices
+     * @param stopAtFirstLoss whether to stop after the first cut that lost an acknowledged write:
+     *     for a control whose loss needs a cut at the right moment, {@code cuts} is then a budget
+     */
+    record Settings(int cuts, int workers, int slots, long ttlMillis, long minRunMillis, long maxRunMillis,
+            CutMode mode, long seed, boolean stopAtFirstLoss) {
+        Settings {
+            if (cuts < 1 || workers < 1 || slots < 1) {
+                throw new IllegalArgumentException("cuts, workers and slots must be at least 1: " + cuts + ", "
+                        + workers + ", " + slots);
+            }
+            if (ttlMillis < 10 || minRunMillis < 0 || maxRunMillis < minRunMillis) {
+                throw new IllegalArgumentException("need ttlMillis >= 10 and 0 <= minRunMillis <= maxRunMillis: "
+                        + ttlMillis + ", " + minRunMillis + ", " + maxRunMillis);
+            }
+            Objects.requireNonNull(mode, "mode");
+        }
+    }
+
+    /**
+     * What a power-loss race saw.
+     *
+     * @param store the strategy (or control) raced
+     * @param storage the journal mode and sync setting
+     * @param cuts power cuts made
+     * @param acknowledged operations acknowledged before a cut, each looked for after it
+     * @param lostWrites of those, the ones a cut took back (each counted at the first cut that lost it)
+     * @param cutsWithLoss cuts after which at least one acknowledged write was missing
+     * @param interrupted operations a cut interrupted (no answer): the cuts hit running work
+     * @param reissuedFences claims answered with a fence some earlier claim of the job had been given
+     * @param integrityFailures cuts after which {@code PRAGMA integrity_check} did not answer ok
+     * @param unsyncedChangesLost writes and truncations the layer threw away, over all cuts
+     * @param check the history checker's verdict on the whole history with the final rows
+     * @param firstProblem the first lost write, integrity failure or violation, or null
+     * @param millis how long the race took
+     */
+    record Result(String store, String storage, int cuts, long acknowledged, long lostWrites, int cutsWithLoss,
+            long interrupted, long reissuedFences,
+            int integrityFailures, long unsyncedChangesLost, CheckReport check, String firstProblem, long millis) {
+
+        /** Whether anything acknowledged was lost or broken. */
+        boolean lostAnything() {
+            return lostWrites > 0 || reissuedFences > 0 || integrityFailures > 0 || !check.passed();
+        }
+    }
+
+    private final StoreUnderTest sut;
+    private final Storage storage;
+    private final Path dir;
+    private final Settings settings;
+    private final Random random;
+
+    private PowerLossDriver(StoreUnderTest sut, Storage storage, Path dir, Settings settings) {
+        this.sut = sut;
+        this.storage = storage;
+        this.dir = dir.resolve("powerloss-" + sut.name().replace('/', '-') + "-" + storage.name());
+        this.settings = settings;
+        this.random = new Random(settings.seed());
+    }
+
+    /** Races {@code sut} in {@code storage} across {@code settings.cuts()} power cuts, in a new folder under {@code dir}. */
+    static Result run(StoreUnderTest sut, Storage storage, Path dir, Settings settings) {
+        Objects.requireNonNull(sut, "sut");
+        if (sut.engine() != Engine.SQLITE) {
+            throw new IllegalArgumentException("sut: power-loss races run on SQLite, not with " + sut.name());
+        }
+        return new PowerLossDriver(sut, Objects.requireNonNull(storage, "storage"), Objects.requireNonNull(dir, "dir"),
+                Objects.requireNonNull(settings, "settings")).run();
+    }
+
+    private Result run() {
+        long begun = System.nanoTime();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        try (ForgetfulMount disk = ForgetfulMount.start(dir.resolve("backing"), dir.resolve("mnt"))) {
+            Path file = disk.mountPoint().resolve("jobs.db");
+            try (LeaseStore store = sut.open(file, storage.options())) {
+                for (int slot = 0; slot < settings.slots(); slot++) {
+                    store.enqueue(StressWorker.jobId(slot, 0));
+                }
+            }
+            // The jobs to race on are set up before the first cut, whatever the sync setting does.
+            disk.syncAll();
+            return race(disk, file, begun);
+        }
+    }
+
+    private Result race(ForgetfulMount disk, Path file, long begun) {
+        int cutsMade = 0;
+        Database.SqliteFile db = new Database.SqliteFile(file);
+        List<Op> ops = new ArrayList<>();
+        long acknowledged = 0;
+        long lost = 0;
+        int cutsWithLoss = 0;
+        long interrupted = 0;
+        int integrityFailures = 0;
+        long unsyncedLost = 0;
+        String first = null;
+        for (int cut = 1; cut <= settings.cuts() && !(settings.stopAtFirstLoss() && cutsWithLoss > 0); cut++) {
+            cutsMade = cut;
+            Path epoch = dir.resolve("cut-" + cut);
+            Path stop = epoch.resolve("stop");
+            List<Op> before;
+            try {
+                Files.createDirectories(epoch);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + epoch, e);
+            }
+            final int cutNumber = cut;
+            try (WorkerFleet fleet = new WorkerFleet(epoch, random, (name, history) -> workerCommand(file, history,
+                    "c" + cutNumber + name, stop))) {
+                fleet.startAndAwaitReady(settings.workers());
+                sleep(settings.minRunMillis()
+                        + (long) (random.nextDouble() * (settings.maxRunMillis() - settings.minRunMillis())));
+                PowerCut power = disk.cutPower(settings.mode(), random.nextLong());
+                unsyncedLost += power.lostChanges();
+                // Closing the fleet kills every worker (kill -9) and waits until each is gone.
+                fleet.close();
+                before = new ArrayList<>();
+                for (Path history : fleet.histories()) {
+                    before.addAll(JsonLinesHistory.read(history));
+                }
+            }
+            disk.powerOn();
+            // Recovery: the first connection rolls a hot journal back or replays the WAL.
+            String integrity = db.integrityCheck();
+            if (!integrity.equals("ok")) {
+                integrityFailures++;
+                first = first == null ? "cut " + cut + ": integrity_check: " + integrity : first;
+            }
+            Map<String, JobState> rows = db.rows();
+            acknowledged += before.stream().filter(Op::ok).count();
+            interrupted += before.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
+            // Every acknowledged operation so far, not only this cut's: a later cut must not take
+            // back what an earlier one kept. A write is counted once, at the first cut that lost it.
+            ops.addAll(before);
+            List<PowerLossChecker.LostWrite> missing = PowerLossChecker.lostWrites(ops, rows);
+            if (!missing.isEmpty()) {
+                first = first == null ? "cut " + cut + ": " + missing.get(0).describe() : first;
+                lost += missing.size();
+                cutsWithLoss++;
+                ops.removeAll(missing.stream().map(PowerLossChecker.LostWrite::op).toList());
+            }
+        }
+        List<Op> all = new ArrayList<>();
+        for (int cut = 1; cut <= cutsMade; cut++) {
+            try (var files = Files.list(dir.resolve("cut-" + cut))) {
+                files.filter(f -> f.toString().endsWith(".jsonl")).sorted().forEach(f -> all.addAll(JsonLinesHistory.read(f)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        CheckReport check = HistoryChecker.check(all, db.rows());
+        long reissued = PowerLossChecker.reissuedFences(all);
+        if (first == null && !check.passed()) {
+            first = check.describeViolations(1);
+        }
+        return new Result(sut.name(), storage.name(), cutsMade, acknowledged, lost, cutsWithLoss, interrupted,
+                reissued, integrityFailures,
+                unsyncedLost, check, first, (System.nanoTime() - begun) / 1_000_000);
+    }
+
+    private List<String> workerCommand(Path file, Path history, String name, Path stop) {
+        return List.of(PowerLossWorker.class.getName(), file.toString(), history.toString(), sut.name(),
+                storage.journal().name(), storage.sync().name(), name, Long.toString(random.nextLong()),
+                Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()), stop.toString(),
+                Long.toString(settings.maxRunMillis() + 120_000));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during a power-loss race", e);
+        }
+    }
+}

@@ -65,9 +65,10 @@ public final class ThreadRaceDriver {
      * violation: a claimMany that runs its claims one at a time gets every result right, and only
      * their stamps show it. A round overlapped when one of its claims began before another ended.
      * Measured on 2 cores (ThreadRaceSmokeTest: 2..6 owners, 2 s per strategy, 5 runs of each
-     * strategy of both engines), a run's rounds without overlap were at most 3.5% (PG_CONDITIONAL_UPDATE;
-     * 0 to 2.4% for the others), so a correct store trips this with a probability near 0.035^20,
-     * about 1e-29 if rounds are independent; a claimMany that never races always does.
+     * strategy of both engines), a run's rounds without overlap were at most 3.5%
+     * (PG_CONDITIONAL_UPDATE; 0 to 2.4% for the others), so a correct store trips this with a
+     * probability near 0.035^20, about 1e-29 if rounds are independent; a claimMany that never
+     * races always does.
      */
     static final int OVERLAP_ROUNDS = 20;
 
@@ -195,8 +196,8 @@ public final class ThreadRaceDriver {
             db.drop();
         }
         return new RaceResult(sut.name(), "threads", races, racesWithOverlap, operations, unknown,
-                claimManyRounds, claimManyFailures, claimManyMeasured, claimManyOverlapped, opsUntilFirstViolation, firstViolation, check, 0, 0, integrity,
-                (System.nanoTime() - started) / 1_000_000);
+                claimManyRounds, claimManyFailures, claimManyMeasured, claimManyOverlapped, opsUntilFirstViolation,
+                firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
     }
 
     private void freshJobRound(RecordedStore store, ExecutorService threads, long round) {
@@ -297,7 +298,8 @@ public final class ThreadRaceDriver {
         boolean measured = claims.size() == n;
         if (measured) {
             claimManyMeasured++;
-            claimManyOverlapped += Overlaps.count(claims.stream().map(c -> new long[] {c.start(), c.end()}).toList()) > 0 ? 1 : 0;
+            List<long[]> spans = claims.stream().map(c -> new long[] {c.start(), c.end()}).toList();
+            claimManyOverlapped += Overlaps.count(spans) > 0 ? 1 : 0;
         }
         long winners = results.stream().filter(OptionalLong::isPresent).count();
         if (results.size() != n || winners != 1) {

@@ -23,8 +23,8 @@ import java.util.Locale;
  * @param detail the first violation's witness, or why the verdict is what it is
  */
 public record Verdict(String store, String check, boolean control, long races, long racesWithOverlap,
-        long claimManyMeasured, long claimManyOverlapped, long operations, long violations, long opsUntilFirstViolation, int kills, int pauses, long millis,
-        Outcome outcome, String detail) {
+        long claimManyMeasured, long claimManyOverlapped, long operations, long violations,
+        long opsUntilFirstViolation, int kills, int pauses, long millis, Outcome outcome, String detail) {
 
     /** What a row says. */
     public enum Outcome {

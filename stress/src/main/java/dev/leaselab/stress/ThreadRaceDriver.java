@@ -64,11 +64,11 @@ public final class ThreadRaceDriver {
      * Measured claimMany rounds after which "the claims of no round overlapped" counts as a
      * violation: a claimMany that runs its claims one at a time gets every result right, and only
      * their stamps show it. A round overlapped when one of its claims began before another ended.
-     * Measured on 2 cores (ThreadRaceSmokeTest: 2..6 owners, 2 s per strategy, 5 runs of each
-     * strategy of both engines), a run's rounds without overlap were at most 3.5%
-     * (PG_CONDITIONAL_UPDATE; 0 to 2.4% for the others), so a correct store trips this with a
-     * probability near 0.035^20, about 1e-29 if rounds are independent; a claimMany that never
-     * races always does.
+     * Measured on 2 cores (2..6 owners, every strategy of both engines, in 6 runs of
+     * ThreadRaceSmokeTest and 2 of the smoke profile), a run's rounds without overlap were at most
+     * 3.7% (PG_CONDITIONAL_UPDATE, 6 of 162; at most 2.9% for the others), so a correct store trips
+     * this with a probability near 0.04^20, about 1e-28 if rounds are independent; a claimMany that
+     * never races always does.
      */
     static final int OVERLAP_ROUNDS = 20;
 

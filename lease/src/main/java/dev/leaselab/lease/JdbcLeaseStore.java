@@ -132,12 +132,14 @@ abstract class JdbcLeaseStore implements LeaseStore {
         // really meet instead of running one after another as the threads start.
         CountDownLatch ready = new CountDownLatch(owners.size());
         CountDownLatch gate = new CountDownLatch(1);
+        // The caller's probe, so a test can see whether the claims overlapped (ClaimManyProbe).
+        ClaimManyProbe probe = ClaimManyProbe.current();
         List<Future<OptionalLong>> claims = new ArrayList<>(owners.size());
         for (String owner : owners) {
             claims.add(claimThreads.submit(() -> {
                 ready.countDown();
                 gate.await();
-                return claim(jobId, owner, now, ttl);
+                return probe.stamp(owner, () -> claim(jobId, owner, now, ttl));
             }));
         }
         List<OptionalLong> results = new ArrayList<>(owners.size());

@@ -152,7 +152,7 @@ public final class DrainRaceDriver {
             db.drop();
         }
         DrainCounts counts = DrainCounts.of(history.ops());
-        RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0,
+        RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0, 0, 0,
                 opsUntilFirstViolation, firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
         return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), counts.duplicateExecutions(),
                 counts.duplicateAcceptedCompletions(),

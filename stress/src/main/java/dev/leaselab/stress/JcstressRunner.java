@@ -167,7 +167,7 @@ public final class JcstressRunner {
             outcome = Verdict.Outcome.PASS;
             detail = passed + " test results passed, " + samples + " samples; log in " + dir;
         }
-        return new Verdict(name, check, control, samples, -1, samples, forbidden, -1, 0, 0, millis, outcome, detail);
+        return new Verdict(name, check, control, samples, -1, -1, -1, samples, forbidden, -1, 0, 0, millis, outcome, detail);
     }
 
     private static int count(String text, String marker) {

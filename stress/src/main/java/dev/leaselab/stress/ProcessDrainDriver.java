@@ -216,7 +216,7 @@ public final class ProcessDrainDriver {
         String first = leftOver != null ? leftOver : check.passed() ? null : check.describeViolations(1);
         long opsUntilFirst = leftOver != null ? ops.size()
                 : check.passed() ? -1 : ProcessRaceDriver.opsBefore(ops, check.violations().get(0));
-        RaceResult race = new RaceResult(sut.name(), "process-drain", calls[0], calls[1], ops.size(), unknown, 0, 0,
+        RaceResult race = new RaceResult(sut.name(), "process-drain", calls[0], calls[1], ops.size(), unknown, 0, 0, 0, 0,
                 opsUntilFirst, first, check, faults.kills(), faults.pauses().size(), integrity,
                 (System.nanoTime() - begun) / 1_000_000);
         DrainCounts counts = DrainCounts.of(ops);

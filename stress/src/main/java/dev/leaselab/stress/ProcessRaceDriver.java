@@ -146,7 +146,7 @@ public final class ProcessRaceDriver {
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         String first = check.passed() ? null : check.describeViolations(1);
-        return new RaceResult(name, "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0,
+        return new RaceResult(name, "processes", overlap[0], overlap[1], ops.size(), unknown, 0, 0, 0, 0,
                 first == null ? -1 : opsBefore(ops, check.violations().get(0)), first, check, faults.kills(),
                 faults.pauses().size(), integrity, (System.nanoTime() - begun) / 1_000_000);
     }

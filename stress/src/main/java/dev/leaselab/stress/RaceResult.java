@@ -15,6 +15,9 @@ package dev.leaselab.stress;
  * @param claimManyRounds rounds of the store's own {@code claimMany} (0 in the process driver)
  * @param claimManyFailures of those, the ones whose {@code claimMany} failed with a database
  *     error and so went unjudged
+ * @param claimManyMeasured of the claimMany rounds that returned, those whose store stamped one
+ *     claim per owner ({@code ClaimManyProbe}); 0 when the store stamps nothing: overlap not measured
+ * @param claimManyOverlapped of the measured rounds, those in which two claims overlapped in time
  * @param opsUntilFirstViolation how many operations had run when the first violation showed,
  *     or -1 when none did
  * @param firstViolation the first violation with its witness, or null
@@ -26,7 +29,8 @@ package dev.leaselab.stress;
  * @param millis how long the run took
  */
 public record RaceResult(String store, String mode, long races, long racesWithOverlap, long operations,
-        long unknownOutcomes, long claimManyRounds, long claimManyFailures, long opsUntilFirstViolation,
+        long unknownOutcomes, long claimManyRounds, long claimManyFailures, long claimManyMeasured,
+        long claimManyOverlapped, long opsUntilFirstViolation,
         String firstViolation, CheckReport check, int kills, int pauses, String integrity, long millis) {
 
     /** Whether any violation showed: in the rounds themselves, in the history, or in the file. */

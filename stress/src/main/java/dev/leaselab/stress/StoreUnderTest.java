@@ -31,7 +31,8 @@ public record StoreUnderTest(LockingStrategy strategy, Enum<?> broken) {
             BrokenStore.CLAIM_READ_THEN_WRITE,
             BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK,
             BrokenStore.RELEASE_RESETS_FENCE,
-            BrokenStore.CLAIM_MANY_FIRST_OWNER_ONLY);
+            BrokenStore.CLAIM_MANY_FIRST_OWNER_ONLY,
+            BrokenStore.CLAIM_MANY_ONE_AT_A_TIME);
 
     /** The broken PostgreSQL variants: every one there is, each on the strategy it breaks. */
     public static final List<StoreUnderTest> POSTGRES_CONTROLS = List.of(

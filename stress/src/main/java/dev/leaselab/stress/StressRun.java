@@ -151,7 +151,7 @@ public final class StressRun {
         try {
             result = ProcessRaceDriver.runWithGuest(store, guest, alone, work, plan.processSettings());
         } catch (WorkerFleet.WorkerDidNotStart e) {
-            Verdict verdict = new Verdict(name, "processes", guest.control(), 0, 0, 0, 1, -1, 0, 0,
+            Verdict verdict = new Verdict(name, "processes", guest.control(), 0, 0, -1, -1, 0, 1, -1, 0, 0,
                     (System.nanoTime() - started) / 1_000_000,
                     guest.control() ? Verdict.Outcome.CAUGHT : Verdict.Outcome.FAIL, e.getMessage());
             verdicts.add(verdict);
@@ -167,9 +167,10 @@ public final class StressRun {
 
     private void record(RaceResult result, Verdict verdict) {
         verdicts.add(verdict);
-        progress.printf(Locale.ROOT, "%-50s %-13s %6d races, %6d overlapping, %3d kills, %3d pauses, %5.1f s: %s%n",
-                verdict.store(), result.mode(), result.races(), result.racesWithOverlap(), result.kills(),
-                result.pauses(), result.millis() / 1000.0, verdict.outcome());
+        progress.printf(Locale.ROOT, "%-50s %-13s %6d races, %6d overlapping,%s %3d kills, %3d pauses, %5.1f s: %s%n",
+                verdict.store(), result.mode(), result.races(), result.racesWithOverlap(),
+                verdict.claimManyMeasured() < 0 ? "" : " claimMany overlap " + verdict.manyOverlap() + ",",
+                result.kills(), result.pauses(), result.millis() / 1000.0, verdict.outcome());
         progress.flush();
     }
 }

@@ -1,9 +1,11 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.ClaimManyProbe;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
 import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.Overlaps;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +37,10 @@ import java.util.function.UnaryOperator;
  *   <li><b>claimMany</b>: the store's own {@code claimMany} on a new job; exactly one winner. The
  *       winner's position must vary: the first owner wins most often (its thread starts first),
  *       but if it wins every one of {@value #FIRST_OWNER_ROUNDS} rounds, the others never raced.
- *       A round whose {@code claimMany} throws is judged too (see {@link #CLAIM_MANY}).
+ *       The claims inside must meet: each is stamped ({@link ClaimManyProbe}), and if none of
+ *       the first {@value #OVERLAP_ROUNDS} measured rounds had two claims that overlapped in time,
+ *       {@code claimMany} never raced. A store that stamps nothing is not measured. A round whose
+ *       {@code claimMany} throws is judged too (see {@link #CLAIM_MANY}).
  * </ul>
  *
  * Every attempt is timed, so the driver counts the races whose attempts really overlapped; a run
@@ -54,6 +59,18 @@ public final class ThreadRaceDriver {
      * probability near 0.6^60, about 5e-14.
      */
     static final int FIRST_OWNER_ROUNDS = 60;
+
+    /**
+     * Measured claimMany rounds after which "the claims of no round overlapped" counts as a
+     * violation: a claimMany that runs its claims one at a time gets every result right, and only
+     * their stamps show it. A round overlapped when one of its claims began before another ended.
+     * Measured on 2 cores (2..6 owners, every strategy of both engines, in 6 runs of
+     * ThreadRaceSmokeTest and 2 of the smoke profile), a run's rounds without overlap were at most
+     * 3.7% (PG_CONDITIONAL_UPDATE, 6 of 162; at most 2.9% for the others), so a correct store trips
+     * this with a probability near 0.04^20, about 1e-28 if rounds are independent; a claimMany that
+     * never races always does.
+     */
+    static final int OVERLAP_ROUNDS = 20;
 
     /**
      * How a violation seen in a claimMany round begins. Those rounds call the store directly, not
@@ -106,6 +123,8 @@ public final class ThreadRaceDriver {
     private long claimManyFailures;
     private LeaseStoreException lastClaimManyFailure;
     private long claimManyJudged;
+    private long claimManyMeasured;
+    private long claimManyOverlapped;
     private long firstOwnerWins;
     private String firstViolation;
     private long opsUntilFirstViolation = -1;
@@ -177,8 +196,8 @@ public final class ThreadRaceDriver {
             db.drop();
         }
         return new RaceResult(sut.name(), "threads", races, racesWithOverlap, operations, unknown,
-                claimManyRounds, claimManyFailures, opsUntilFirstViolation, firstViolation, check, 0, 0, integrity,
-                (System.nanoTime() - started) / 1_000_000);
+                claimManyRounds, claimManyFailures, claimManyMeasured, claimManyOverlapped, opsUntilFirstViolation,
+                firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
     }
 
     private void freshJobRound(RecordedStore store, ExecutorService threads, long round) {
@@ -255,8 +274,12 @@ public final class ThreadRaceDriver {
         }
         claimManyRounds++;
         List<OptionalLong> results;
+        List<ClaimManyProbe.Claim> claims;
         try {
-            results = store.claimMany(job, owners, 1, TTL);
+            ClaimManyProbe.Recording<List<OptionalLong>> recorded =
+                    ClaimManyProbe.record(() -> store.claimMany(job, owners, 1, TTL));
+            results = recorded.result();
+            claims = recorded.claims();
         } catch (LeaseStoreException e) {
             claimManyFailures++;
             lastClaimManyFailure = e;
@@ -270,6 +293,14 @@ public final class ThreadRaceDriver {
         } finally {
             operations += 1 + n;
         }
+        // A round is measured when the store stamped one claim per owner, whatever its results; a
+        // store that stamps nothing (a guest's, a wrapper that claims by itself) is not measured.
+        boolean measured = claims.size() == n;
+        if (measured) {
+            claimManyMeasured++;
+            List<long[]> spans = claims.stream().map(c -> new long[] {c.start(), c.end()}).toList();
+            claimManyOverlapped += Overlaps.count(spans) > 0 ? 1 : 0;
+        }
         long winners = results.stream().filter(OptionalLong::isPresent).count();
         if (results.size() != n || winners != 1) {
             violation(CLAIM_MANY + " on " + job + " with " + n + " owners: " + winners + " winners in "
@@ -280,6 +311,11 @@ public final class ThreadRaceDriver {
         firstOwnerWins += results.get(0).isPresent() ? 1 : 0;
         if (claimManyJudged == FIRST_OWNER_ROUNDS && firstOwnerWins == claimManyJudged) {
             violation(CLAIM_MANY + ": the first owner won all " + claimManyJudged + " rounds; the others never raced");
+            return;
+        }
+        if (measured && claimManyMeasured == OVERLAP_ROUNDS && claimManyOverlapped == 0) {
+            violation(CLAIM_MANY + ": the claims inside claimMany never overlapped in time, in " + claimManyMeasured
+                    + " rounds of 2 to " + settings.maxOwners() + " owners; each claim ran alone, so claimMany never raced");
         }
     }
 

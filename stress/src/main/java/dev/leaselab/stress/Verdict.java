@@ -10,6 +10,9 @@ import java.util.Locale;
  * @param control whether the store is a negative control
  * @param races races run
  * @param racesWithOverlap races whose attempts really overlapped (-1 where not measured: jcstress)
+ * @param claimManyMeasured claimMany rounds whose claims were stamped ({@code ClaimManyProbe}): 0
+ *     when the store stamps none (overlap not measured), -1 when the check runs no claimMany
+ * @param claimManyOverlapped of those, the rounds in which two claims overlapped in time (-1 as above)
  * @param operations operations run
  * @param violations violations found
  * @param opsUntilFirstViolation operations run until the first violation, or -1
@@ -20,8 +23,8 @@ import java.util.Locale;
  * @param detail the first violation's witness, or why the verdict is what it is
  */
 public record Verdict(String store, String check, boolean control, long races, long racesWithOverlap,
-        long operations, long violations, long opsUntilFirstViolation, int kills, int pauses, long millis,
-        Outcome outcome, String detail) {
+        long claimManyMeasured, long claimManyOverlapped, long operations, long violations,
+        long opsUntilFirstViolation, int kills, int pauses, long millis, Outcome outcome, String detail) {
 
     /** What a row says. */
     public enum Outcome {
@@ -63,18 +66,35 @@ public record Verdict(String store, String check, boolean control, long races, l
         } else if (result.racesWithOverlap() < minOverlap) {
             outcome = Outcome.INCONCLUSIVE;
             detail = "only " + result.racesWithOverlap() + " overlapping races, " + minOverlap + " needed";
+        } else if (result.claimManyMeasured() > 0 && result.claimManyOverlapped() == 0) {
+            // Fewer rounds than the driver needs to call it a violation: too few to judge.
+            outcome = Outcome.INCONCLUSIVE;
+            detail = "the claims inside claimMany overlapped in none of only " + result.claimManyMeasured()
+                    + " measured rounds, " + ThreadRaceDriver.OVERLAP_ROUNDS + " needed to judge";
         } else {
             outcome = Outcome.PASS;
             detail = result.check().staleWritesRejected() + " of " + result.check().staleWrites()
                     + " stale writes refused; " + result.unknownOutcomes() + " operations without answer"
                     + " (killed mid-call or database error)"
                     + (result.claimManyRounds() == 0 ? "" : "; " + result.claimManyFailures() + " of "
-                            + result.claimManyRounds() + " claimMany rounds failed with a database error")
+                            + result.claimManyRounds() + " claimMany rounds failed with a database error; "
+                            + claimManyOverlap(result))
                     + "; integrity_check " + result.integrity();
         }
+        boolean claimMany = result.claimManyRounds() > 0;
         return new Verdict(name, result.mode(), control, result.races(), result.racesWithOverlap(),
+                claimMany ? result.claimManyMeasured() : -1, claimMany ? result.claimManyOverlapped() : -1,
                 result.operations(), result.violations(), result.opsUntilFirstViolation(), result.kills(),
                 result.pauses(), result.millis(), outcome, detail);
+    }
+
+    /** What the claimMany rounds of a run showed of their claims' overlap. */
+    static String claimManyOverlap(RaceResult result) {
+        if (result.claimManyMeasured() == 0) {
+            return "claimMany overlap not measured (the store stamps no claims: ClaimManyProbe)";
+        }
+        return "the claims overlapped in " + result.claimManyOverlapped() + " of " + result.claimManyMeasured()
+                + " measured claimMany rounds";
     }
 
     /**
@@ -96,7 +116,8 @@ public record Verdict(String store, String check, boolean control, long races, l
     }
 
     private Verdict with(Outcome outcome, String detail) {
-        return new Verdict(store, check, control, races, racesWithOverlap, operations, violations, opsUntilFirstViolation,
+        return new Verdict(store, check, control, races, racesWithOverlap, claimManyMeasured, claimManyOverlapped,
+                operations, violations, opsUntilFirstViolation,
                 kills, pauses, millis, outcome, detail);
     }
 
@@ -112,15 +133,26 @@ public record Verdict(String store, String check, boolean control, long races, l
 
     /** One line of the table. */
     public String row() {
-        return String.format(Locale.ROOT, "%-50s %-22s %8d %8s %9d %5d %9s %5d %6d %7.1f  %s", store, check, races,
-                racesWithOverlap < 0 ? "-" : racesWithOverlap, operations, violations,
+        return String.format(Locale.ROOT, "%-50s %-22s %8d %8s %12s %9d %5d %9s %5d %6d %7.1f  %s", store, check, races,
+                racesWithOverlap < 0 ? "-" : racesWithOverlap, manyOverlap(), operations, violations,
                 opsUntilFirstViolation < 0 ? "-" : opsUntilFirstViolation,
                 kills, pauses, millis / 1000.0, outcome);
     }
 
+    /**
+     * The claimMany column: measured rounds whose claims overlapped, of the measured rounds
+     * ({@code 57/60}), "not measured" for a store that stamps no claims, "-" without claimMany.
+     */
+    String manyOverlap() {
+        if (claimManyMeasured < 0) {
+            return "-";
+        }
+        return claimManyMeasured == 0 ? "not measured" : claimManyOverlapped + "/" + claimManyMeasured;
+    }
+
     /** The header of the table. */
     public static String header() {
-        return String.format(Locale.ROOT, "%-50s %-22s %8s %8s %9s %5s %9s %5s %6s %7s  %s", "store", "check", "races",
-                "overlap", "ops", "viol", "ops->1st", "kills", "pauses", "seconds", "verdict");
+        return String.format(Locale.ROOT, "%-50s %-22s %8s %8s %12s %9s %5s %9s %5s %6s %7s  %s", "store", "check", "races",
+                "overlap", "many-overlap", "ops", "viol", "ops->1st", "kills", "pauses", "seconds", "verdict");
     }
 }

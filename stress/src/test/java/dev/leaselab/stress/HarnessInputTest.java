@@ -165,6 +165,6 @@ class HarnessInputTest {
     }
 
     private static Verdict verdict(Verdict.Outcome outcome) {
-        return new Verdict("S", "threads", false, 1, 1, 1, 0, -1, 0, 0, 1, outcome, "");
+        return new Verdict("S", "threads", false, 1, 1, -1, -1, 1, 0, -1, 0, 0, 1, outcome, "");
     }
 }

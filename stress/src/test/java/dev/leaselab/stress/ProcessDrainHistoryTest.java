@@ -116,9 +116,9 @@ class ProcessDrainHistoryTest {
     @Test
     void aRunWithoutOverlapOrWithoutAnEffectivePauseSaysItProvedNothing() {
         CheckReport clean = new CheckReport(0, 0, 0, 0, List.of(), 0);
-        RaceResult noOverlap = new RaceResult("IMMEDIATE", "process-drain", 10, 0, 100, 0, 0, 0, -1, null, clean, 1, 1,
+        RaceResult noOverlap = new RaceResult("IMMEDIATE", "process-drain", 10, 0, 100, 0, 0, 0, 0, 0, -1, null, clean, 1, 1,
                 "ok", 1);
-        RaceResult raced = new RaceResult("IMMEDIATE", "process-drain", 10, 4, 100, 0, 0, 0, -1, null, clean, 1, 1,
+        RaceResult raced = new RaceResult("IMMEDIATE", "process-drain", 10, 4, 100, 0, 0, 0, 0, 0, -1, null, clean, 1, 1,
                 "ok", 1);
         assertTrue(new ProcessDrainDriver.DrainResult(noOverlap, 1, 12, 0, 0, 2, 2, 2, 1).unproven().contains("never raced"));
         assertTrue(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0).unproven().contains("pauses proved nothing"));

@@ -2,9 +2,16 @@ package dev.leaselab.lease;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.IntStream;
 
 /**
  * Wrong versions of the real store, each with exactly one change that keeps the happy path
@@ -133,6 +140,53 @@ public enum BrokenStore {
                         results.add(i == 0 ? delegate.claim(jobId, owners.get(0), now, ttl) : OptionalLong.empty());
                     }
                     return results;
+                }
+            };
+        }
+    },
+
+    /**
+     * A claimMany that never races: its owners claim one after another, each on a thread of its own
+     * and in a random order, so exactly one wins and any of them may, and every result is right.
+     * Only the start and end of its claims (stamped through {@link ClaimManyProbe}, as the real
+     * store stamps them) show that no two ever met: before the stamps, this claimMany, as a new user
+     * wrote it (issue 16), passed the contract suite and the stress gate.
+     */
+    CLAIM_MANY_ONE_AT_A_TIME("CONTRACT 17 (claimMany overlap)") {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl) {
+                    // The real store's argument checks, so that only the missing race tells it apart.
+                    Objects.requireNonNull(jobId, "jobId");
+                    Objects.requireNonNull(owners, "owners");
+                    for (int i = 0; i < owners.size(); i++) {
+                        Objects.requireNonNull(owners.get(i), "owners[" + i + "]");
+                    }
+                    JdbcLeaseStore.expiry(now, ttl);
+                    ClaimManyProbe probe = ClaimManyProbe.current();
+                    List<Integer> order = new ArrayList<>(IntStream.range(0, owners.size()).boxed().toList());
+                    Collections.shuffle(order, ThreadLocalRandom.current());
+                    OptionalLong[] results = new OptionalLong[owners.size()];
+                    for (int i : order) {
+                        String owner = owners.get(i);
+                        FutureTask<OptionalLong> claim = new FutureTask<>(
+                                () -> probe.stamp(owner, () -> delegate.claim(jobId, owner, now, ttl)));
+                        Thread thread = new Thread(claim, "one-at-a-time-claim");
+                        thread.setDaemon(true);
+                        thread.start();
+                        try {
+                            results[i] = claim.get();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new LeaseStoreException("interrupted while claiming " + jobId, e);
+                        } catch (ExecutionException e) {
+                            throw e.getCause() instanceof RuntimeException r
+                                    ? r : new LeaseStoreException("claimMany failed", e.getCause());
+                        }
+                    }
+                    return Arrays.asList(results);
                 }
             };
         }

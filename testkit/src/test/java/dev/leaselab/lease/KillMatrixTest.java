@@ -4,6 +4,7 @@ import dev.leaselab.testkit.PostgresServer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.io.IOException;
@@ -19,11 +20,13 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.engine.TestDescriptor;
+import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -64,6 +67,30 @@ class KillMatrixTest {
         SortedMap<String, SortedSet<String>> caughtBy = runSuiteAgainst(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name());
         POSTGRES_MATRIX.put(broken, caughtBy);
         assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+    }
+
+    /**
+     * A claimMany that runs its claims one at a time gets every result right, so the only test
+     * that may catch it is the one that measures whether its claims overlapped, and that test must
+     * say so, on every SQLite strategy: a catch by another test would blame the wrong rule.
+     */
+    @Test
+    void aClaimManyThatNeverRacesIsCaughtOnlyByTheOverlapTestSayingSo() {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter(StoreUnderTest.BROKEN_STORE, BrokenStore.CLAIM_MANY_ONE_AT_A_TIME.name())
+                .selectors(CONTRACT_SUITE.stream().map(test -> selectClass(test)).toArray(org.junit.platform.engine.DiscoverySelector[]::new))
+                .execute();
+
+        List<Event> failed = results.testEvents().failed().list();
+        SortedSet<String> caughtOn = new TreeSet<>();
+        for (Event event : failed) {
+            assertEquals("LeaseContractTest.claimManyClaimsOverlapInTime", testName(event.getTestDescriptor()));
+            Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
+            assertTrue(failure.getMessage().contains("never overlapped in time"), failure.getMessage());
+            caughtOn.add(event.getTestDescriptor().getDisplayName());
+        }
+        SortedSet<String> sqlite = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.SQLITE).stream().map(Enum::name).toList());
+        assertEquals(sqlite, caughtOn);
     }
 
     /** Runs the contract suite with the variant; returns the failed tests, each with its failed cases. */

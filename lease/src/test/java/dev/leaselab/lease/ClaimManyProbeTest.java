@@ -1,0 +1,66 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The probe sees the claims of the recorded {@code claimMany} only: each owner's claim once, with
+ * its own start and end, and nothing of a call made outside {@link ClaimManyProbe#record}.
+ */
+class ClaimManyProbeTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aRecordedClaimManyStampsEachOwnersClaimOnce() {
+        try (SqliteLeaseStore store = SqliteLeaseStore.open(dir.resolve("jobs.db"))) {
+            store.enqueue("j");
+            List<String> owners = List.of("A", "B", "C", "D");
+            ClaimManyProbe.Recording<List<OptionalLong>> recorded =
+                    ClaimManyProbe.record(() -> store.claimMany("j", owners, 100, 30));
+
+            assertEquals(1, recorded.result().stream().filter(OptionalLong::isPresent).count(), recorded.toString());
+            assertEquals(owners, recorded.claims().stream().map(ClaimManyProbe.Claim::owner).sorted().toList());
+            for (ClaimManyProbe.Claim claim : recorded.claims()) {
+                assertTrue(claim.start() <= claim.end(), claim.toString());
+            }
+        }
+    }
+
+    @Test
+    void callsOutsideARecordingAndSingleClaimsAreNotStamped() {
+        try (SqliteLeaseStore store = SqliteLeaseStore.open(dir.resolve("jobs.db"))) {
+            store.enqueue("j");
+            store.enqueue("k");
+            store.claimMany("j", List.of("A", "B"), 100, 30);
+            ClaimManyProbe.Recording<OptionalLong> single = ClaimManyProbe.record(() -> store.claim("k", "A", 100, 30));
+
+            assertEquals(OptionalLong.of(1), single.result());
+            assertEquals(List.of(), single.claims());
+        }
+    }
+
+    @Test
+    void aRecordingInsideARecordingKeepsItsOwnClaims() {
+        try (SqliteLeaseStore store = SqliteLeaseStore.open(dir.resolve("jobs.db"))) {
+            store.enqueue("outer");
+            store.enqueue("inner");
+            ClaimManyProbe.Recording<List<ClaimManyProbe.Claim>> outer = ClaimManyProbe.record(() -> {
+                List<ClaimManyProbe.Claim> inner =
+                        ClaimManyProbe.record(() -> store.claimMany("inner", List.of("X", "Y"), 100, 30)).claims();
+                store.claimMany("outer", List.of("A", "B", "C"), 100, 30);
+                return inner;
+            });
+
+            assertEquals(List.of("X", "Y"), outer.result().stream().map(ClaimManyProbe.Claim::owner).sorted().toList());
+            assertEquals(List.of("A", "B", "C"), outer.claims().stream().map(ClaimManyProbe.Claim::owner).sorted().toList());
+        }
+    }
+}

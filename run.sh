@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build, then run the benchmark and stress harness on SQLite and on a throwaway
 # PostgreSQL server (./with-postgres.sh starts it and stops it afterwards).
-#   ./run.sh          quick profiles (benchmarks measured at about 11.5 minutes, stress about 6, on 2 cores)
+#   ./run.sh          quick profiles (benchmarks measured at about 11.5 minutes, stress about 6, power loss
+#                     about 7, on 2 cores)
 #   ./run.sh full     the full benchmark matrix and the long stress profile (hours)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -28,4 +29,6 @@ echo "== leaselab and db-scheduler on the same work: $peer.md"
 java -cp bench/target/benchmarks.jar dev.leaselab.bench.PeerDrainMain $peer_args --out "$peer.md" --json "$peer.json" || status=$?
 echo "== stress ($stress_profile profile): results/stress/<run-id>/verdicts.txt"
 java -jar stress/target/stress.jar --profile "$stress_profile" || status=$?
+echo "== power-loss races ($stress_profile profile, a FUSE mount; needs libfuse2 and fuse3): results/powerloss/<run-id>/report.md"
+java -cp stress/target/stress.jar dev.leaselab.stress.PowerLossMain --profile "$stress_profile" || status=$?
 exit "$status"

@@ -147,8 +147,24 @@ public final class PowerLossMain implements Callable<Integer> {
             throw new UncheckedIOException(e);
         }
         System.out.println(report);
-        System.out.println("report: " + runDir.resolve("report.md") + " (the races' files: " + work + ")");
-        return rows.stream().allMatch(r -> verdict(r, PowerLossDriver.Storage.parse(r.storage()).durable()).ok) ? 0 : 1;
+        boolean ok = rows.stream().allMatch(r -> verdict(r, PowerLossDriver.Storage.parse(r.storage()).durable()).ok);
+        if (ok) {
+            delete(work);
+            System.out.println("report: " + runDir.resolve("report.md"));
+        } else {
+            System.out.println("report: " + runDir.resolve("report.md") + " (the races' files, kept: " + work + ")");
+        }
+        return ok ? 0 : 1;
+    }
+
+    private static void delete(Path tree) {
+        try (var paths = Files.walk(tree)) {
+            for (Path path : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            System.err.println("could not remove " + tree + ": " + e.getMessage());
+        }
     }
 
     /** PASS: durable and lost nothing; CAUGHT: a control that lost; LOST and MISSED are failures. */
@@ -194,6 +210,20 @@ public final class PowerLossMain implements Callable<Integer> {
                     .append(r.integrityFailures()).append(" | ").append(r.interrupted()).append(" | ")
                     .append(r.check().passed() ? "passed" : r.check().violations().size() + " violations").append(" |\n");
         }
+        out.append("\nPooled by storage setting (cuts after which an acknowledged write was missing; Wilson's 95% interval"
+                + " of the per-cut rate):\n\n| storage | promise | cuts | cuts that lost | interval | acknowledged ops checked |"
+                + " lost | reissued fences |\n|---|---|---:|---:|---|---:|---:|---:|\n");
+        rows.stream().map(PowerLossDriver.Result::storage).distinct().forEach(storage -> {
+            List<PowerLossDriver.Result> of = rows.stream().filter(r -> r.storage().equals(storage)).toList();
+            int cuts = of.stream().mapToInt(PowerLossDriver.Result::cuts).sum();
+            int lossy = of.stream().mapToInt(PowerLossDriver.Result::cutsWithLoss).sum();
+            out.append("| ").append(storage).append(" | ")
+                    .append(PowerLossDriver.Storage.parse(storage).durable() ? "durable" : "control").append(" | ")
+                    .append(cuts).append(" | ").append(lossy).append(" | ").append(wilson(lossy, cuts)).append(" | ")
+                    .append(of.stream().mapToLong(PowerLossDriver.Result::acknowledged).sum()).append(" | ")
+                    .append(of.stream().mapToLong(PowerLossDriver.Result::lostWrites).sum()).append(" | ")
+                    .append(of.stream().mapToLong(PowerLossDriver.Result::reissuedFences).sum()).append(" |\n");
+        });
         out.append("\nFirst problem of each run that had one:\n\n");
         for (PowerLossDriver.Result r : rows) {
             if (r.firstProblem() != null) {

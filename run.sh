@@ -2,7 +2,7 @@
 # The main job: build, then run the benchmark and stress harness on SQLite and on a throwaway
 # PostgreSQL server (./with-postgres.sh starts it and stops it afterwards).
 #   ./run.sh          quick profiles (benchmarks measured at about 11.5 minutes, stress about 6, power loss
-#                     about 7, on 2 cores)
+#                     about 5, on 2 cores)
 #   ./run.sh full     the full benchmark matrix and the long stress profile (hours)
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -41,7 +41,7 @@ import ru.serce.jnrfuse.struct.Timespec;
  * after a cut no kernel cache can show data the disk forgot.
  *
  * <p>Needs {@code /dev/fuse}, libfuse 2 (Debian's {@code libfuse2}) and {@code fusermount}
- * (Debian's {@code fuse3} or {@code fuse}); {@link #mount} says which is missing.
+ * (Debian's {@code fuse3} or {@code fuse}); {@link ForgetfulMount#start} says which is missing.
  *
  * <p><b>It runs in a process of its own</b> ({@link #main}, started by {@link ForgetfulMount}),
  * never in a process that uses the mount: a program that faults in a page of a mapped FUSE file

@@ -74,7 +74,7 @@ public final class PowerLossMain implements Callable<Integer> {
     @Option(names = "--profile", defaultValue = "quick", description = "smoke, quick (default) or long")
     Profile profile;
 
-    @Option(names = "--cuts", description = "cuts per setting, instead of the profile's")
+    @Option(names = "--cuts", description = "cuts per setting, instead of the profile's; runs every setting of the quick matrix, whatever the profile")
     Integer cuts;
 
     @Option(names = "--mode", defaultValue = "LOSE_UNSYNCED",

@@ -267,8 +267,7 @@ public final class BenchMain implements Callable<Integer> {
      */
     static boolean confirmationAlike(CommandSpec spec, Gate.Run cur, Path current, Gate.Run again, Path confirmation,
                                      boolean force) {
-        List<String> differences = Gate.differences(cur.environment(), again.environment()).stream()
-                .filter(d -> !d.startsWith("settings.steps:")).toList();
+        List<String> differences = Gate.confirmationDifferences(cur.environment(), again.environment());
         return alike(spec, differences, current, confirmation, force);
     }
 

@@ -99,6 +99,14 @@ final class Gate {
     static final boolean PAIRED_SYNC_BEFORE_RECORDED = true;
 
     /**
+     * What makes a confirmation run incomparable with the run it confirms: as {@link #differences},
+     * except the steps, which a confirmation narrows to the screened strategies and storages.
+     */
+    static List<String> confirmationDifferences(JsonNode run, JsonNode confirmation) {
+        return differences(run, confirmation).stream().filter(d -> !d.startsWith("settings.steps:")).toList();
+    }
+
+    /**
      * What makes two runs incomparable: each difference as text, empty if they were measured alike.
      * The profile's settings, the steps (and so thread counts and storages), and the versions of
      * SQLite and PostgreSQL; a run without an environment cannot be checked and is said so.

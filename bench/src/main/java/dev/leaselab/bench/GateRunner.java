@@ -49,8 +49,7 @@ final class GateRunner {
             throw new IllegalStateException("a fork of the confirmation run " + folder + " failed: see its jmh.log");
         }
         Gate.Run again = Gate.Run.load(folder);
-        List<String> differences = Gate.differences(cur.environment(), again.environment()).stream()
-                .filter(d -> !d.startsWith("settings.steps:")).toList();
+        List<String> differences = Gate.confirmationDifferences(cur.environment(), again.environment());
         if (!differences.isEmpty()) {
             throw new IllegalArgumentException("the confirmation run " + folder + " was not measured like " + current + ": " + differences);
         }

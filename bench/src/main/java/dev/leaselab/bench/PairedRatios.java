@@ -40,8 +40,13 @@ final class PairedRatios {
      * @param iteration the measurement iteration of the fork it ran in, from 1
      */
     record SliceResult(long won, long failed, long lost, double seconds, int iteration) {
+        /**
+         * Successes per second; not a number for a slice that ran for no time (its thread was still
+         * in the previous slice's last call when this one ended), so that its group's ratios are
+         * dropped rather than counted as a claim rate of 0.
+         */
         double rate() {
-            return seconds > 0 ? won / seconds : 0;
+            return seconds > 0 ? won / seconds : Double.NaN;
         }
     }
 
@@ -108,7 +113,7 @@ final class PairedRatios {
 
         /** The median per-slice rate of {@code slice}, in successes per second. */
         double medianRate(Slice slice) {
-            return GateStatistics.median(groups.stream().mapToDouble(g -> g.slices().get(slice).rate()).toArray());
+            return GateStatistics.median(groups.stream().mapToDouble(g -> g.slices().get(slice).rate()).filter(Double::isFinite).toArray());
         }
 
         long failed(Slice slice) {

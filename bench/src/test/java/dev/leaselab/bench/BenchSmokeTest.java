@@ -146,11 +146,36 @@ class BenchSmokeTest {
         assertEquals(LockingStrategy.IMMEDIATE, key.strategy());
         PairedRatios.Row row = paired.get(key);
         assertEquals(2, row.groups().size(), "smoke measures two groups of four slices");
+        // A one-thread slice runs on thread 0 only. With unsynchronised iterations, thread 0 can
+        // still be inside its last call of the slice before (a claim in SQLite's busy handler)
+        // when a 100 ms slice ends: that slice then measured nothing (seen once in a CI run). The
+        // ratios drop such a group's non-finite values; more than one such slice, or an empty
+        // all-threads slice, is a defect.
+        int emptyOneThreadSlices = 0;
+        int wholeGroups = 0;
         for (PairedRatios.Group g : row.groups()) {
             assertEquals(java.util.EnumSet.allOf(PairedClaimBenchmark.Slice.class), g.slices().keySet());
-            g.slices().forEach((slice, result) -> assertTrue(result.won() > 0 && result.seconds() > 0, slice + ": " + result));
-            assertTrue(g.xFloorAll() > 0 && g.xFloorOne() > 0 && g.scaling() > 0, g.toString());
+            boolean whole = true;
+            for (Map.Entry<PairedClaimBenchmark.Slice, PairedRatios.SliceResult> e : g.slices().entrySet()) {
+                PairedRatios.SliceResult result = e.getValue();
+                boolean measured = result.won() > 0 && result.seconds() > 0;
+                if (!measured && !e.getKey().allThreads) {
+                    emptyOneThreadSlices++;
+                    whole = false;
+                } else {
+                    assertTrue(measured, e.getKey() + ": " + result);
+                }
+            }
+            assertTrue(g.xFloorAll() > 0, g.toString());
+            if (whole) {
+                wholeGroups++;
+                assertTrue(g.xFloorOne() > 0 && g.scaling() > 0, g.toString());
+            } else {
+                assertFalse(Double.isFinite(g.xFloorOne()) && Double.isFinite(g.scaling()) && g.xFloorOne() > 0 && g.scaling() > 0,
+                        "a group with an empty one-thread slice must not give both of its ratios: " + g);
+            }
         }
+        assertTrue(emptyOneThreadSlices <= 1 && wholeGroups >= 1, emptyOneThreadSlices + " empty one-thread slices in " + row.groups());
         String report = Files.readString(run.resolve("report.md"));
         assertTrue(report.contains("## Paired: the hot-job claim against its floor"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |")), report);

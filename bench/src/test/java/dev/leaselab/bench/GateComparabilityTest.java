@@ -52,6 +52,32 @@ class GateComparabilityTest {
     }
 
     /**
+     * The second stage may only withdraw calls on rows measured again the same way: a confirmation
+     * run of other settings (here another busy wait) is refused naming the setting, while one that
+     * differs from the run it confirms only in its steps (it narrows them) is judged.
+     */
+    @Test
+    void aConfirmationMeasuredWithOtherSettingsIsRefusedAndOneThatOnlyNarrowsTheStepsIsJudged() throws Exception {
+        Path a = folder("a", "gate", "3.54.1", s -> s.put("busyWait", "JITTERED"));
+        Path b = folder("b", "gate", "3.54.1", s -> s.put("busyWait", "JITTERED"));
+        Path narrowed = folder("narrowed", "gate", "3.54.1", s -> s.put("busyWait", "JITTERED").put("steps", "one step"));
+        Path otherWait = folder("other-wait", "gate", "3.54.1", s -> s.put("busyWait", "SQLITE_SLEEPS"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int refused = BenchMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "compare", a.toString(), b.toString(), "--confirmation", otherWait.toString());
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertEquals(BenchMain.ERROR, refused, message);
+        assertTrue(message.contains("settings.busyWait") && message.contains(otherWait.toString()), message);
+
+        err.reset();
+        int judged = BenchMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "compare", a.toString(), b.toString(), "--confirmation", narrowed.toString());
+        assertEquals(0, judged, err.toString(StandardCharsets.UTF_8));
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
      * Settings that older runs did not record count as what those runs did: SQLite's own busy
      * handler and synchronised paired iterations. So an old run compares with a new one measured
      * the old way, and is refused against one measured the new way, naming the setting.

@@ -21,7 +21,9 @@ import java.util.Locale;
  * <pre>
  * java -cp bench/target/benchmarks.jar:bench/target/test-classes dev.leaselab.bench.GateConfirmProof 20 /tmp/gate-proof4 gate-proof-confirm.md
  * </pre>
- * Arguments: tries, the work folder, the summary file (rewritten after every try).
+ * Arguments: tries, the work folder, the summary file (rewritten after every try), and optionally the
+ * number of the first try (default 1), so that a second session's tries go on with the cycle of slowed
+ * strategies where the first stopped (tries 11 to 20 after a run of 10: {@code 10 /tmp/p2 out.md 11}).
  */
 public final class GateConfirmProof {
 
@@ -31,6 +33,10 @@ public final class GateConfirmProof {
         int tries = Integer.parseInt(args[0]);
         Path work = Path.of(args[1]);
         Path summary = Path.of(args[2]);
+        int firstTry = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        if (firstTry < 1) {
+            throw new IllegalArgumentException("first try must be at least 1: " + firstTry);
+        }
         Profile profile = Profile.named("gate");
         List<LockingStrategy> strategies = profile.steps().get(0).strategies();
         GateStatistics stats = GateStatistics.defaults();
@@ -44,7 +50,7 @@ public final class GateConfirmProof {
         List<String> lines = new ArrayList<>();
         List<Double> runSeconds = new ArrayList<>();
         List<Double> confirmSeconds = new ArrayList<>();
-        for (int i = 1; i <= tries; i++) {
+        for (int i = firstTry; i < firstTry + tries; i++) {
             int t = i;
             LockingStrategy slowed = strategies.get((t - 1) % strategies.size());
             Gate.Run base = Gate.Run.load(previous);
@@ -68,7 +74,7 @@ public final class GateConfirmProof {
                     GateConfirmRejudge.count(twoStage, aa2, ab2, slowed, true), GateConfirmRejudge.count(twoStage, aa2, ab2, slowed, false)));
             console.println(lines.get(lines.size() - 1));
             previous = a;
-            write(summary, started, loadAtStart, tries, t, single, twoStage, runSeconds, confirmSeconds, lines);
+            write(summary, started, loadAtStart, tries, t - firstTry + 1, single, twoStage, runSeconds, confirmSeconds, lines);
         }
     }
 

@@ -47,6 +47,32 @@ class MultiProcessTest {
         assertTrue(runs.get(1).path("xFloor").asDouble() > 0, runs.get(1).toString());
     }
 
+    /**
+     * The negative control of the busy-timeout check: a worker that ignored the timeout it was
+     * started with (its output reports another) must fail the run, never be folded into it.
+     */
+    @Test
+    void aWorkerThatRanWithAnotherBusyTimeoutIsRefused() throws Exception {
+        long asked = Storage.busyTimeout().toMillis();
+        Path obeyed = workerOutput("obeyed.json", asked, 40);
+        Path ignored = workerOutput("ignored.json", asked + 4000, 50);
+        MultiProcessMain.Split split = new MultiProcessMain.Split(2, 1);
+
+        MultiProcessMain.RunResult both = MultiProcessMain.fold("IMMEDIATE", split, java.util.List.of(obeyed, workerOutput("also.json", asked, 60)));
+        assertEquals(100, both.won(), "the guard passes workers that ran with the timeout asked for");
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> MultiProcessMain.fold("IMMEDIATE", split, java.util.List.of(obeyed, ignored)));
+        assertTrue(e.getMessage().contains("busy timeout of " + (asked + 4000)) && e.getMessage().contains("ignored.json"), e.getMessage());
+    }
+
+    /** A worker's output as {@link MultiProcessWorker} writes it: one thread that won {@code won}. */
+    private Path workerOutput(String name, long busyTimeoutMillis, long won) throws Exception {
+        Path file = dir.resolve(name);
+        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":" + busyTimeoutMillis + ",\"threads\":[{\"won\":" + won
+                + ",\"lost\":0,\"failed\":0,\"warmupWon\":0,\"startNanos\":1000000000,\"endNanos\":2000000000}]}");
+        return file;
+    }
+
     @Test
     void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

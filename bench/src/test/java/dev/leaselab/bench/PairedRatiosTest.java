@@ -39,6 +39,27 @@ class PairedRatiosTest {
     }
 
     @Test
+    void aOneThreadSliceThatRanForNoTimeGivesNoRatiosInsteadOfARateOfZero() throws Exception {
+        // Group 1 whole; in group 2 thread 0 measured nothing in the one-thread claim slice.
+        List<String> lines = new ArrayList<>(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
+                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
+                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
+                line(4, Slice.FLOOR_ONE, 0, 100), line(4, Slice.FLOOR_ONE, 1, 0),
+                line(5, Slice.CLAIM_ALL, 0, 60), line(5, Slice.CLAIM_ALL, 1, 60),
+                line(6, Slice.FLOOR_ALL, 0, 100), line(6, Slice.FLOOR_ALL, 1, 100),
+                line(7, Slice.CLAIM_ONE, 0, 0), line(7, Slice.CLAIM_ONE, 1, 0),
+                line(8, Slice.FLOOR_ONE, 0, 100), line(8, Slice.FLOOR_ONE, 1, 0)));
+        PairedRatios.Row row = PairedRatios.read(tally(lines)).values().iterator().next();
+        PairedRatios.Group empty = row.groups().get(1);
+        assertTrue(Double.isNaN(empty.xFloorOne()) && Double.isNaN(empty.scaling()), empty.toString());
+        assertEquals(0.6, empty.xFloorAll(), 1e-9, "the group's all-threads ratio still counts");
+        assertEquals(1, row.ratios(PairedRatios.Measure.X_FLOOR_ONE).length);
+        assertEquals(0.6, row.ratios(PairedRatios.Measure.X_FLOOR_ONE)[0], 1e-9);
+        assertEquals(2, row.ratios(PairedRatios.Measure.X_FLOOR_ALL).length);
+        assertEquals(600, row.medianRate(Slice.CLAIM_ONE), 1e-6, "the empty slice is not a rate of 0");
+    }
+
+    @Test
     void aGroupWithASliceTwiceIsRefusedNamingTheWarmup() throws Exception {
         Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(2, Slice.CLAIM_ALL, 0, 60),
                 line(3, Slice.CLAIM_ONE, 0, 60), line(4, Slice.FLOOR_ONE, 0, 100)));

@@ -32,6 +32,11 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
      * test that must catch the slowdown in one short run, not in 19 of 20.
      */
     static final String EVERY_PROPERTY = "leaselab.bench.decorator.every";
+    /**
+     * How many more claims each time (default 1): with {@link #EVERY_PROPERTY} 1 and 3 here the store
+     * runs at 0.25x, which one short run under a loaded machine still tells from noise.
+     */
+    static final String SHADOWS_PROPERTY = "leaselab.bench.decorator.shadows";
     static final String SHADOW_JOB = "slowed-store-shadow";
     /** The shadow's lease is this short and its clock steps by it, so that claims in turn all win. */
     private static final double SHADOW_TTL = 1;
@@ -43,15 +48,23 @@ public final class SlowedStore implements UnaryOperator<LeaseStore> {
             return store;
         }
         store.enqueue(SHADOW_JOB);
-        return new Slowed(store, Integer.getInteger(EVERY_PROPERTY, EVERY), new AtomicLong(), new AtomicLong());
+        int every = Integer.getInteger(EVERY_PROPERTY, EVERY);
+        int shadows = Integer.getInteger(SHADOWS_PROPERTY, 1);
+        if (every < 1 || shadows < 1) {
+            throw new IllegalArgumentException(EVERY_PROPERTY + " and " + SHADOWS_PROPERTY + " must be at least 1: " + every + ", " + shadows);
+        }
+        return new Slowed(store, every, shadows, new AtomicLong(), new AtomicLong());
     }
 
-    private record Slowed(LeaseStore delegate, int every, AtomicLong operations, AtomicLong shadowClock) implements LeaseStore {
+    private record Slowed(LeaseStore delegate, int every, int shadows, AtomicLong operations, AtomicLong shadowClock)
+            implements LeaseStore {
 
         private <T> T slow(Supplier<T> op) {
             T result = op.get();
             if (operations.incrementAndGet() % every == 0) {
-                delegate.claim(SHADOW_JOB, "slowed", shadowClock.getAndIncrement() * SHADOW_TTL, SHADOW_TTL);
+                for (int i = 0; i < shadows; i++) {
+                    delegate.claim(SHADOW_JOB, "slowed", shadowClock.getAndIncrement() * SHADOW_TTL, SHADOW_TTL);
+                }
             }
             return result;
         }

@@ -43,10 +43,9 @@ import java.util.stream.Stream;
  *       {@code -Dleaselab.postgres.bin}), on a free loopback port, its socket and log outside the
  *       mount, with {@code fsync} and {@code synchronous_commit} of the {@link PowerLossDriver.PostgresStorage}
  *       raced and the rest at the defaults but autovacuum (off: the two cores are for the race).
- *       As root it runs as user {@code postgres} ({@code setpriv}, which keeps the postmaster this
- *       JVM's child, so no zombie keeps its pid alive for the next start's check of
- *       {@code postmaster.pid}); {@code setsid} makes it the leader of a process group that the
- *       backends it forks join, so one {@code kill -9} of the group stops the whole server at once.</li>
+ *       As root it runs as user {@code postgres} ({@code setpriv}, which execs rather than forks,
+ *       so the postmaster is this JVM's child and is reaped by it); {@link #crash} kills it and
+ *       every process it forked.</li>
  *   <li>The integrity check after a restart: the server started (crash recovery ran), the table
  *       can be read, and {@code amcheck}'s {@code verify_heapam} on the table and
  *       {@code bt_index_check} (with {@code heapallindexed}) on each of its indexes find nothing.</li>
@@ -214,25 +213,32 @@ final class PowerLossPostgres implements AutoCloseable {
     }
 
     /**
-     * The server dies as with the power: {@code kill -9} of its process group (the postmaster and
-     * every backend at once), and waits until no process of it is left.
+     * The server dies as with the power: {@code kill -9} of the postmaster and every process it
+     * started, and waits until none of them is left, so that nothing the server acknowledges can
+     * come after the layer's cut. The postmaster is stopped first ({@code SIGSTOP}), so that it
+     * forks no process after its children are listed. Its process group would not do: PostgreSQL
+     * makes every backend the leader of a group of its own ({@code setsid} in
+     * {@code InitPostmasterChild}, so that the postmaster can signal a backend's children).
      */
     void crash() {
-        long group = postmaster.pid();
+        long pid = postmaster.pid();
         try {
-            // Not execute(): kill fails when the server has died on its own already (a PANIC).
-            new ProcessBuilder("kill", "-KILL", "--", "-" + group).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            signal("-STOP", List.of(pid));
+            List<Long> server = new ArrayList<>();
+            server.add(pid);
+            ProcessHandle.of(pid).ifPresent(p -> p.children().forEach(child -> server.add(child.pid())));
+            signal("-KILL", server);
             if (!postmaster.waitFor(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the postmaster " + group + " did not die within 30 s of kill -9");
+                throw new IllegalStateException("the postmaster " + pid + " did not die within 30 s of kill -9");
             }
             long giveUp = System.currentTimeMillis() + 30_000;
-            while (groupAlive(group)) {
-                if (System.currentTimeMillis() > giveUp) {
-                    throw new IllegalStateException("processes of the server's group " + group
-                            + " were still alive 30 s after kill -9");
+            for (long process : server) {
+                while (alive(process)) {
+                    if (System.currentTimeMillis() > giveUp) {
+                        throw new IllegalStateException("the server's process " + process + " was still alive 30 s after kill -9");
+                    }
+                    Thread.sleep(2);
                 }
-                Thread.sleep(5);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot kill the server", e);
@@ -240,6 +246,26 @@ final class PowerLossPostgres implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while killing the server", e);
         }
+    }
+
+    /** Sends a signal with kill(1); a process that is gone already (a PANIC) is no failure. */
+    private static void signal(String signal, List<Long> pids) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("kill", signal, "--"));
+        pids.forEach(pid -> command.add(Long.toString(pid)));
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+                .waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Whether the process runs (a zombie, dead but not yet reaped by its new parent, does not), from {@code /proc}. */
+    private static boolean alive(long pid) {
+        String stat;
+        try {
+            stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        } catch (IOException e) {
+            return false;
+        }
+        // "pid (comm) state ...": comm may hold spaces and parentheses.
+        return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
     }
 
     /**
@@ -338,7 +364,6 @@ final class PowerLossPostgres implements AutoCloseable {
     /** Starts the postmaster and waits until it accepts connections. */
     private void launch() {
         List<String> command = new ArrayList<>();
-        command.add("setsid");
         command.addAll(asServerUser);
         command.addAll(List.of(bin.resolve("postgres").toString(), "-D", data.toString(), "-p", Integer.toString(port),
                 "-k", run.toString(), "-c", "listen_addresses=127.0.0.1",
@@ -385,30 +410,6 @@ final class PowerLossPostgres implements AutoCloseable {
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }
-    }
-
-    /** Whether a live (not zombie) process has {@code group} as its process group, from {@code /proc}. */
-    private static boolean groupAlive(long group) throws IOException {
-        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            for (Path process : (Iterable<Path>) processes::iterator) {
-                String name = process.getFileName().toString();
-                if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
-                    continue;
-                }
-                String stat;
-                try {
-                    stat = Files.readString(process.resolve("stat"));
-                } catch (IOException e) {
-                    continue;  // gone meanwhile
-                }
-                // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                if (fields.length > 2 && !fields[0].equals("Z") && Long.parseLong(fields[2]) == group) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     private static int freePort() throws IOException {

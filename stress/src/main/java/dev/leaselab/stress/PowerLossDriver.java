@@ -411,11 +411,14 @@ final class PowerLossDriver {
             } catch (Unrecoverable e) {
                 integrityFailures++;
                 first = first == null ? "cut " + cut + ": " + e.getMessage() : first;
+                // The first problem of a control is mostly a lost write; damage is worth its own line.
+                System.err.println(sut.name() + " " + storage.name() + ": cut " + cut + ": " + e.getMessage());
                 break;
             }
             if (!integrity.equals("ok")) {
                 integrityFailures++;
                 first = first == null ? "cut " + cut + ": integrity check: " + integrity : first;
+                System.err.println(sut.name() + " " + storage.name() + ": cut " + cut + ": integrity check: " + integrity);
             }
             Map<String, JobState> rows;
             try {

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,14 @@ import ru.serce.jnrfuse.struct.Timespec;
  *
  * <p>Mounted over a backing directory that holds the durable image (see {@link SimulatedDisk} for
  * what counts as durable: POSIX's strict reading, file data at its fsync, names at their
- * directory's fsync). One flat directory of regular files; no subdirectories.
+ * directory's fsync, attributes at the inode's fsync). Directories and regular files, with the
+ * permissions, owner and group programs give them; no hard or symbolic links, no timestamps (every
+ * file shows the mount's time).
+ *
+ * <p><b>Other users.</b> Mounted as root, the file system is mounted with {@code allow_other}, so
+ * that a server that refuses to run as root (PostgreSQL, as user {@code postgres}) can use it; the
+ * kernel checks no permissions on it (no {@code default_permissions}), the layer stores them for
+ * {@code stat} only.
  *
  * <p><b>SQLite's {@code -shm} file.</b> SQLite maps the WAL index ({@code <db>-shm}) with
  * {@code mmap}, which a FUSE file opened with direct I/O cannot serve, and the file is not durable
@@ -50,7 +58,7 @@ import ru.serce.jnrfuse.struct.Timespec;
  * this layer in one JVM hung, and so did every {@code ps} that read the process's command line).
  *
  * <p>Commands, one per line on standard input, each answered by one line on standard output:
- * {@code cut MODE SEED} ({@link #cutPower}), {@code on} ({@link #powerOn}), {@code sync} (every file and the directory
+ * {@code cut MODE SEED} ({@link #cutPower}), {@code on} ({@link #powerOn}), {@code sync} (every file and directory
  * made durable, as {@code sync(1)} would), {@code counters},
  * {@code quit} (unmount and exit). An answer starting with {@code error} is a failure.
  */
@@ -98,8 +106,10 @@ final class ForgetfulFileSystem implements AutoCloseable {
             }
             ForgetfulFileSystem fs = new ForgetfulFileSystem(
                     new SimulatedDisk(backing, ForgetfulFileSystem::isShm), mountPoint.toAbsolutePath());
-            fs.fuse.mount(fs.mountPoint, false, false, new String[] {
-                    "-o", "hard_remove,entry_timeout=0,attr_timeout=0,negative_timeout=0,fsname=forgetful,subtype=forgetful"});
+            // Only root may allow other users without an entry in /etc/fuse.conf.
+            String others = "root".equals(System.getProperty("user.name")) ? "allow_other," : "";
+            fs.fuse.mount(fs.mountPoint, false, false, new String[] {"-o", others
+                    + "hard_remove,entry_timeout=0,attr_timeout=0,negative_timeout=0,fsname=forgetful,subtype=forgetful"});
             fs.awaitMounted();
             return fs;
         } catch (IOException e) {
@@ -249,24 +259,26 @@ final class ForgetfulFileSystem implements AutoCloseable {
         }
     }
 
-    /** The name a FUSE path gives in the flat directory, or {@code null} for the root. */
-    private static String name(String path) {
-        if (path.equals("/")) {
-            return null;
-        }
-        String name = path.substring(1);
-        if (name.indexOf('/') >= 0) {
-            throw new SimulatedDisk.NoSuchFile(path);
-        }
-        return name;
-    }
 
     private static boolean isShm(String name) {
         return name != null && name.endsWith(SHM_SUFFIX);
     }
 
+    /** The last name of a FUSE path ({@code "/base/1/1259"} gives {@code "1259"}). */
+    private static String leaf(String path) {
+        return path == null ? null : path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /** A uid or gid as FUSE passes it: -1 ("leave it") arrives as 2^32 - 1. */
+    private static int owner(long id) {
+        return id == 0xFFFFFFFFL || id == -1 ? -1 : (int) id;
+    }
+
     /** The FUSE callbacks: each translates to a {@link SimulatedDisk} call and its errors to errno. */
     private final class Fuse extends FuseStubFS {
+
+        /** The time every file shows: timestamps are not modelled, and a fixed one tells no lies about order. */
+        private final long mountedAt = System.currentTimeMillis() / 1000;
 
         private int call(Supplier<Integer> op) {
             try {
@@ -275,6 +287,15 @@ final class ForgetfulFileSystem implements AutoCloseable {
                 return -ErrorCodes.EIO();
             } catch (SimulatedDisk.NoSuchFile e) {
                 return -ErrorCodes.ENOENT();
+            } catch (SimulatedDisk.Refused e) {
+                int errno = switch (e.errno) {
+                    case EEXIST -> ErrorCodes.EEXIST();
+                    case ENOTDIR -> ErrorCodes.ENOTDIR();
+                    case EISDIR -> ErrorCodes.EISDIR();
+                    case ENOTEMPTY -> ErrorCodes.ENOTEMPTY();
+                    case EINVAL -> ErrorCodes.EINVAL();
+                };
+                return -errno;
             } catch (IllegalArgumentException e) {
                 return -ErrorCodes.EFBIG();
             } catch (RuntimeException e) {
@@ -282,11 +303,12 @@ final class ForgetfulFileSystem implements AutoCloseable {
             }
         }
 
+        /** The inode of an open file's handle, or the one its path names. */
         private long id(String path, FuseFileInfo fi) {
             if (fi != null && fi.fh.get() > 0) {
-                return fi.fh.get();
+                return disk.idOf(fi.fh.get());
             }
-            long id = disk.lookup(name(path));
+            long id = path == null ? -1 : disk.lookup(path);
             if (id < 0) {
                 throw new SimulatedDisk.NoSuchFile(path);
             }
@@ -296,20 +318,11 @@ final class ForgetfulFileSystem implements AutoCloseable {
         @Override
         public int getattr(String path, FileStat stat) {
             return call(() -> {
-                String name = name(path);
-                if (name == null) {
-                    if (!disk.powered()) {
-                        throw new SimulatedDisk.PoweredOff();
-                    }
-                    stat.st_mode.set(FileStat.S_IFDIR | 0755);
-                    stat.st_nlink.set(2);
-                    return 0;
-                }
-                long id = disk.lookup(name);
-                if (id < 0) {
+                SimulatedDisk.Attributes attributes = disk.attributes(path);
+                if (attributes == null) {
                     return -ErrorCodes.ENOENT();
                 }
-                fill(stat, disk.size(id));
+                fill(stat, attributes);
                 return 0;
             });
         }
@@ -320,7 +333,7 @@ final class ForgetfulFileSystem implements AutoCloseable {
                 if (fi.fh.get() <= 0) {
                     return getattr(path, stat);
                 }
-                fill(stat, disk.size(fi.fh.get()));
+                fill(stat, disk.attributes(disk.idOf(fi.fh.get())));
                 return 0;
             });
         }
@@ -336,25 +349,30 @@ final class ForgetfulFileSystem implements AutoCloseable {
             }
         }
 
-        private void fill(FileStat stat, long size) {
-            stat.st_mode.set(FileStat.S_IFREG | 0644);
-            stat.st_nlink.set(1);
-            stat.st_size.set(size);
+        /**
+         * The owner, group and permissions are the inode's own: PostgreSQL refuses a data directory
+         * that is not its user's with mode 0700 or 0750.
+         */
+        private void fill(FileStat stat, SimulatedDisk.Attributes a) {
+            stat.st_mode.set((a.directory() ? FileStat.S_IFDIR : FileStat.S_IFREG) | a.permissions());
+            stat.st_nlink.set(a.links());
+            stat.st_size.set(a.size());
             stat.st_blksize.set(4096);
-            stat.st_blocks.set((size + 511) / 512);
-            stat.st_uid.set(getContext().uid.get());
-            stat.st_gid.set(getContext().gid.get());
+            stat.st_blocks.set((a.size() + 511) / 512);
+            stat.st_uid.set(a.uid());
+            stat.st_gid.set(a.gid());
+            stat.st_atim.tv_sec.set(mountedAt);
+            stat.st_mtim.tv_sec.set(mountedAt);
+            stat.st_ctim.tv_sec.set(mountedAt);
         }
 
         @Override
         public int readdir(String path, Pointer buf, FuseFillDir filter, @off_t long offset, FuseFileInfo fi) {
             return call(() -> {
-                if (name(path) != null) {
-                    return -ErrorCodes.ENOTDIR();
-                }
+                List<String> names = disk.list(path);
                 filter.apply(buf, ".", null, 0);
                 filter.apply(buf, "..", null, 0);
-                for (String name : disk.list()) {
+                for (String name : names) {
                     filter.apply(buf, name, null, 0);
                 }
                 return 0;
@@ -362,16 +380,23 @@ final class ForgetfulFileSystem implements AutoCloseable {
         }
 
         @Override
+        public int opendir(String path, FuseFileInfo fi) {
+            return call(() -> {
+                SimulatedDisk.Attributes attributes = disk.attributes(path);
+                if (attributes == null) {
+                    return -ErrorCodes.ENOENT();
+                }
+                return attributes.directory() ? 0 : -ErrorCodes.ENOTDIR();
+            });
+        }
+
+        @Override
         public int create(String path, @mode_t long mode, FuseFileInfo fi) {
             return call(() -> {
-                String name = name(path);
-                if (name == null) {
-                    return -ErrorCodes.EEXIST();
-                }
-                long id = disk.create(name);
-                disk.opened(id);
-                fi.fh.set(id);
-                directIo(name, fi);
+                long id = disk.create(path, (int) (mode & 07777), (int) getContext().uid.get(),
+                        (int) getContext().gid.get());
+                fi.fh.set(disk.open(id));
+                directIo(leaf(path), fi);
                 return 0;
             });
         }
@@ -380,9 +405,8 @@ final class ForgetfulFileSystem implements AutoCloseable {
         public int open(String path, FuseFileInfo fi) {
             return call(() -> {
                 long id = id(path, null);
-                disk.opened(id);
-                fi.fh.set(id);
-                directIo(name(path), fi);
+                fi.fh.set(disk.open(id));
+                directIo(leaf(path), fi);
                 return 0;
             });
         }
@@ -426,7 +450,12 @@ final class ForgetfulFileSystem implements AutoCloseable {
         @Override
         public int fsync(String path, int isdatasync, FuseFileInfo fi) {
             return call(() -> {
-                disk.sync(id(path, fi));
+                long id = id(path, fi);
+                if (isdatasync != 0) {
+                    disk.syncData(id);
+                } else {
+                    disk.sync(id);
+                }
                 return 0;
             });
         }
@@ -434,7 +463,7 @@ final class ForgetfulFileSystem implements AutoCloseable {
         @Override
         public int fsyncdir(String path, FuseFileInfo fi) {
             return call(() -> {
-                disk.syncDirectory();
+                disk.syncDirectory(path);
                 return 0;
             });
         }
@@ -453,8 +482,24 @@ final class ForgetfulFileSystem implements AutoCloseable {
         public int release(String path, FuseFileInfo fi) {
             return call(() -> {
                 if (fi.fh.get() > 0) {
-                    disk.released(fi.fh.get());
+                    disk.release(fi.fh.get());
                 }
+                return 0;
+            });
+        }
+
+        @Override
+        public int mkdir(String path, @mode_t long mode) {
+            return call(() -> {
+                disk.mkdir(path, (int) (mode & 07777), (int) getContext().uid.get(), (int) getContext().gid.get());
+                return 0;
+            });
+        }
+
+        @Override
+        public int rmdir(String path) {
+            return call(() -> {
+                disk.rmdir(path);
                 return 0;
             });
         }
@@ -462,7 +507,7 @@ final class ForgetfulFileSystem implements AutoCloseable {
         @Override
         public int unlink(String path) {
             return call(() -> {
-                disk.unlink(name(path));
+                disk.unlink(path);
                 return 0;
             });
         }
@@ -470,13 +515,14 @@ final class ForgetfulFileSystem implements AutoCloseable {
         @Override
         public int rename(String oldpath, String newpath) {
             return call(() -> {
-                disk.rename(name(oldpath), name(newpath));
+                disk.rename(oldpath, newpath);
                 return 0;
             });
         }
 
+        /** Hard links are not modelled: link(2) answers EPERM, as on a file system without them. */
         @Override
-        public int mkdir(String path, @mode_t long mode) {
+        public int link(String oldpath, String newpath) {
             return -ErrorCodes.EPERM();
         }
 
@@ -487,12 +533,18 @@ final class ForgetfulFileSystem implements AutoCloseable {
 
         @Override
         public int chmod(String path, @mode_t long mode) {
-            return call(() -> disk.powered() ? 0 : -ErrorCodes.EIO());
+            return call(() -> {
+                disk.chmod(path, (int) (mode & 07777));
+                return 0;
+            });
         }
 
         @Override
         public int chown(String path, long uid, long gid) {
-            return call(() -> disk.powered() ? 0 : -ErrorCodes.EIO());
+            return call(() -> {
+                disk.chown(path, owner(uid), owner(gid));
+                return 0;
+            });
         }
 
         @Override

@@ -30,7 +30,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Needs Linux with {@code /dev/fuse}, libfuse 2 and {@code fusermount}, as root or a user
  * allowed to mount FUSE file systems; {@link #start} fails with the missing piece and its Debian
- * package otherwise.
+ * package otherwise. Started as root, the mount is open to every user (a PostgreSQL server runs as
+ * its own user); started as another user, to that user only.
+ *
+ * <p>The whole tree lives in the file system's memory as well as in the backing directory: it is
+ * meant for a database of tens of megabytes (a PostgreSQL cluster fresh from {@code initdb} is about
+ * 40 MB), not for gigabytes.
  */
 public final class ForgetfulMount implements AutoCloseable {
 
@@ -86,7 +91,7 @@ public final class ForgetfulMount implements AutoCloseable {
         }
         Path log = backing.toAbsolutePath().resolveSibling(backing.getFileName() + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
                 ForgetfulFileSystem.class.getName(), backing.toAbsolutePath().toString(), absolute.toString());
         builder.redirectError(log.toFile());
         Process process;
@@ -129,7 +134,7 @@ public final class ForgetfulMount implements AutoCloseable {
         ask("on");
     }
 
-    /** Makes every file and the directory durable, as {@code sync(1)} would: a setup a cut must not undo. */
+    /** Makes every file and directory durable, as {@code sync(1)} would: a setup a cut must not undo. */
     public void syncAll() {
         ask("sync");
     }

@@ -109,6 +109,44 @@ class ForgetfulMountTest {
                 "an unmount is no power cut: it keeps what had been written");
     }
 
+    /**
+     * What a PostgreSQL data directory needs of the layer, through the kernel: directories, their
+     * fsync, rename, chmod and chown with the owner shown by stat, and (the negative control) a chown
+     * that no fsync covered is undone by the cut.
+     */
+    @Test
+    void directoriesAttributesAndRenamesThroughTheKernel() throws IOException {
+        Path pgdata = disk.mountPoint().resolve("pgdata");
+        Path wal = Files.createDirectories(pgdata.resolve("pg_wal"));
+        Files.setPosixFilePermissions(pgdata, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(pgdata, "unix:uid", 4242);
+        write(wal.resolve("xlogtemp.1"), "segment".getBytes(), true);
+        Files.move(wal.resolve("xlogtemp.1"), wal.resolve("000000010000000000000001"));
+        syncDirectory(wal);
+        syncDirectory(pgdata);
+        syncDirectory(disk.mountPoint());
+        Path conf = pgdata.resolve("postgresql.conf");
+        write(conf, "fsync = on".getBytes(), true);
+        syncDirectory(pgdata);
+        Files.setAttribute(conf, "unix:uid", 4242);
+        assertEquals(4242, Files.getAttribute(conf, "unix:uid"), "programs see the chown at once");
+        Files.createDirectories(pgdata.resolve("unsynced"));
+
+        disk.cutPower(CutMode.LOSE_UNSYNCED, 1);
+        disk.powerOn();
+
+        assertEquals(4242, Files.getAttribute(pgdata, "unix:uid"));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(pgdata)));
+        assertArrayEquals("segment".getBytes(), Files.readAllBytes(wal.resolve("000000010000000000000001")));
+        assertFalse(Files.exists(wal.resolve("xlogtemp.1")));
+        assertEquals(0, Files.getAttribute(conf, "unix:uid"), "a chown no fsync covered is undone");
+        assertArrayEquals("fsync = on".getBytes(), Files.readAllBytes(conf));
+        assertFalse(Files.exists(pgdata.resolve("unsynced")));
+        Files.delete(wal.resolve("000000010000000000000001"));
+        Files.delete(wal);
+        assertFalse(Files.exists(wal));
+    }
+
     @Test
     void aMountPointThatIsNotEmptyIsRefused() throws IOException {
         Path busy = Files.createDirectories(dir.resolve("busy"));

@@ -3,6 +3,7 @@ package dev.leaselab.stress;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.PostgresOptions;
 import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.JournalMode;
 import dev.leaselab.lease.StoreOptions.Synchronous;
@@ -22,7 +23,7 @@ import java.util.Random;
 
 /**
  * Power-loss races: worker JVMs ({@link PowerLossWorker}) claim, renew, complete and release on a
- * SQLite file inside a {@link ForgetfulMount}; at a random moment the power is cut (every write no
+ * database inside a {@link ForgetfulMount}; at a random moment the power is cut (every write no
  * fsync covered is lost, and the disk answers EIO from then on) and every worker is killed with
  * {@code kill -9}; the power comes back, a fresh store opens the file, {@code PRAGMA
  * integrity_check} runs, and {@link PowerLossChecker} looks for every operation acknowledged so far
@@ -33,31 +34,75 @@ import java.util.Random;
  * <p>A setting that syncs what it commits (WAL or DELETE with {@code synchronous=FULL}, DELETE with
  * {@code EXTRA}) must lose nothing; the controls ({@code NORMAL}, {@code OFF}) must be caught losing
  * acknowledged writes.
+ *
+ * <p>On PostgreSQL ({@link PostgresStorage}) the layer holds the server's data directory
+ * ({@link PowerLossPostgres}), and the workers talk to the server over TCP: at the cut the whole
+ * server (postmaster and every backend, one process group) is killed with {@code kill -9} first,
+ * so that nothing is acknowledged after the moment of the cut, then the power goes and the workers
+ * are killed; with the power back the server starts again (crash recovery from what the layer kept),
+ * {@code amcheck} checks the table and its indexes, and the same checker reads the rows. A server
+ * that does not start is an integrity failure and ends the race. {@code fsync=on} (with
+ * {@code synchronous_commit=on}) must lose nothing; {@code synchronous_commit=off} and
+ * {@code fsync=off} are the controls.
  */
 final class PowerLossDriver {
 
+    /**
+     * A storage setting a race runs in: SQLite's journal mode and sync ({@link SqliteStorage}), or
+     * PostgreSQL's {@code fsync} and {@code synchronous_commit} ({@link PostgresStorage}).
+     */
+    sealed interface Storage permits SqliteStorage, PostgresStorage {
+
+        /** {@code WAL_FULL}, {@code FSYNC_ON}, ...: what {@link #parse} reads back. */
+        String name();
+
+        /** The engine whose setting this is. */
+        Engine engine();
+
+        /** Whether the engine promises that an acknowledged commit survives a power cut in this setting. */
+        boolean durable();
+
+        /** A {@link PostgresStorage} constant's name, or a SQLite {@code JOURNAL_SYNC}. */
+        static Storage parse(String name) {
+            for (PostgresStorage postgres : PostgresStorage.values()) {
+                if (postgres.name().equals(name)) {
+                    return postgres;
+                }
+            }
+            return SqliteStorage.parse(name);
+        }
+    }
+
     /** A journal mode and a sync setting: {@code WAL_FULL}, {@code DELETE_EXTRA}, ... */
-    record Storage(JournalMode journal, Synchronous sync) {
-        Storage {
+    record SqliteStorage(JournalMode journal, Synchronous sync) implements Storage {
+        SqliteStorage {
             Objects.requireNonNull(journal, "journal");
             Objects.requireNonNull(sync, "sync");
         }
 
-        static Storage parse(String name) {
+        static SqliteStorage parse(String name) {
             int underscore = name.indexOf('_');
             if (underscore < 0) {
-                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL: " + name);
+                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL, or one of "
+                        + List.of(PostgresStorage.values()) + ": " + name);
             }
             try {
-                return new Storage(JournalMode.valueOf(name.substring(0, underscore)),
+                return new SqliteStorage(JournalMode.valueOf(name.substring(0, underscore)),
                         Synchronous.valueOf(name.substring(underscore + 1)));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL: " + name, e);
+                throw new IllegalArgumentException("storage must be JOURNAL_SYNC, e.g. WAL_FULL, or one of "
+                        + List.of(PostgresStorage.values()) + ": " + name, e);
             }
         }
 
-        String name() {
+        @Override
+        public String name() {
             return journal + "_" + sync;
+        }
+
+        @Override
+        public Engine engine() {
+            return Engine.SQLITE;
         }
 
         /**
@@ -66,12 +111,49 @@ final class PowerLossDriver {
          * directory after deleting the journal, so its last commit can come back undone (SQLite's
          * documentation of {@code synchronous=EXTRA} says so, and ForgetfulMountTest shows it).
          */
-        boolean durable() {
+        @Override
+        public boolean durable() {
             return sync == Synchronous.EXTRA || (sync == Synchronous.FULL && journal == JournalMode.WAL);
         }
 
         StoreOptions options() {
             return StoreOptions.defaults().withPoolSize(1).withJournalMode(journal).withSynchronous(sync);
+        }
+    }
+
+    /**
+     * PostgreSQL's durability settings, the server's data directory on the layer: only with both
+     * {@code fsync} and {@code synchronous_commit} on is a commit acknowledged after its WAL record
+     * is synced.
+     */
+    enum PostgresStorage implements Storage {
+        /** The defaults, {@code fsync=on} and {@code synchronous_commit=on}: must lose nothing. */
+        FSYNC_ON("on", "on"),
+        /**
+         * The control {@code synchronous_commit=off}: a commit is acknowledged before its WAL record
+         * is flushed, which the WAL writer does within three times {@code wal_writer_delay} (200 ms).
+         * PostgreSQL's documentation says such commits can be lost, the database stays consistent.
+         */
+        SYNCHRONOUS_COMMIT_OFF("on", "off"),
+        /** The control {@code fsync=off}: nothing is ever synced; a cut may even leave a cluster that cannot start. */
+        FSYNC_OFF("off", "on");
+
+        final String fsync;
+        final String synchronousCommit;
+
+        PostgresStorage(String fsync, String synchronousCommit) {
+            this.fsync = fsync;
+            this.synchronousCommit = synchronousCommit;
+        }
+
+        @Override
+        public Engine engine() {
+            return Engine.POSTGRESQL;
+        }
+
+        @Override
+        public boolean durable() {
+            return this == FSYNC_ON;
         }
     }
 
@@ -147,11 +229,44 @@ final class PowerLossDriver {
     /** Races {@code sut} in {@code storage} across {@code settings.cuts()} power cuts, in a new folder under {@code dir}. */
     static Result run(StoreUnderTest sut, Storage storage, Path dir, Settings settings) {
         Objects.requireNonNull(sut, "sut");
-        if (sut.engine() != Engine.SQLITE) {
-            throw new IllegalArgumentException("sut: power-loss races run on SQLite, not with " + sut.name());
+        Objects.requireNonNull(storage, "storage");
+        if (sut.engine() != storage.engine()) {
+            throw new IllegalArgumentException("storage " + storage.name() + " is a setting of " + storage.engine()
+                    + ", and " + sut.name() + " runs on " + sut.engine());
         }
-        return new PowerLossDriver(sut, Objects.requireNonNull(storage, "storage"), Objects.requireNonNull(dir, "dir"),
+        return new PowerLossDriver(sut, storage, Objects.requireNonNull(dir, "dir"),
                 Objects.requireNonNull(settings, "settings")).run();
+    }
+
+    /**
+     * The database the workers run on, and what happens to it at a cut besides the power and the
+     * workers: a SQLite file, or a PostgreSQL server (which dies with the power, and must start again).
+     */
+    private interface Target {
+
+        /** How a worker is told which database to open: {@link Database#argument()}. */
+        String argument();
+
+        /** What dies at the moment of the cut, just before the layer's power goes. */
+        void crash();
+
+        /**
+         * After the power is back: recovers, and says "ok" or what is damaged.
+         *
+         * @throws Unrecoverable when the database cannot be used at all any more
+         */
+        String recover();
+
+        Map<String, JobState> rows();
+    }
+
+    /** The database an earlier cut left cannot be opened: damage, and the end of the race. */
+    static final class Unrecoverable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unrecoverable(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private Result run() {
@@ -161,22 +276,92 @@ final class PowerLossDriver {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
-        try (ForgetfulMount disk = ForgetfulMount.start(dir.resolve("backing"), dir.resolve("mnt"))) {
-            Path file = disk.mountPoint().resolve("jobs.db");
-            try (LeaseStore store = sut.open(file, storage.options())) {
+        if (storage instanceof SqliteStorage sqlite) {
+            try (ForgetfulMount disk = ForgetfulMount.start(dir.resolve("backing"), dir.resolve("mnt"))) {
+                Path file = disk.mountPoint().resolve("jobs.db");
+                try (LeaseStore store = sut.open(file, sqlite.options())) {
+                    for (int slot = 0; slot < settings.slots(); slot++) {
+                        store.enqueue(StressWorker.jobId(slot, 0));
+                    }
+                }
+                // The jobs to race on are set up before the first cut, whatever the sync setting does.
+                disk.syncAll();
+                return race(disk, new SqliteTarget(new Database.SqliteFile(file)), begun);
+            }
+        }
+        try (PowerLossPostgres server = PowerLossPostgres.start((PostgresStorage) storage, dir)) {
+            Database.PostgresSchema schema = server.createSchema(sut.name());
+            try (LeaseStore store = sut.open(schema.url(), PostgresOptions.defaults().withPoolSize(1))) {
                 for (int slot = 0; slot < settings.slots(); slot++) {
                     store.enqueue(StressWorker.jobId(slot, 0));
                 }
             }
-            // The jobs to race on are set up before the first cut, whatever the sync setting does.
-            disk.syncAll();
-            return race(disk, file, begun);
+            server.checkpointAndSyncAll();
+            return race(server.disk(), postgresTarget(server, schema), begun);
         }
     }
 
-    private Result race(ForgetfulMount disk, Path file, long begun) {
+    private static final class SqliteTarget implements Target {
+        private final Database.SqliteFile db;
+
+        SqliteTarget(Database.SqliteFile db) {
+            this.db = db;
+        }
+
+        @Override
+        public String argument() {
+            return db.argument();
+        }
+
+        @Override
+        public void crash() {
+            // Only the workers use the file; they are killed with the power.
+        }
+
+        @Override
+        public String recover() {
+            // The first connection rolls a hot journal back or replays the WAL.
+            return db.integrityCheck();
+        }
+
+        @Override
+        public Map<String, JobState> rows() {
+            return db.rows();
+        }
+    }
+
+    /** A Target for a PostgreSQL schema on a server on the layer; see {@link PowerLossPostgres}. */
+    private static Target postgresTarget(PowerLossPostgres server, Database.PostgresSchema schema) {
+        return new Target() {
+            @Override
+            public String argument() {
+                return schema.argument();
+            }
+
+            @Override
+            public void crash() {
+                server.crash();
+            }
+
+            @Override
+            public String recover() {
+                try {
+                    server.restart();
+                } catch (RuntimeException e) {
+                    throw new Unrecoverable("the server does not start after the cut: " + e.getMessage(), e);
+                }
+                return server.integrityCheck(schema.schema());
+            }
+
+            @Override
+            public Map<String, JobState> rows() {
+                return server.rows(schema.schema());
+            }
+        };
+    }
+
+    private Result race(ForgetfulMount disk, Target db, long begun) {
         int cutsMade = 0;
-        Database.SqliteFile db = new Database.SqliteFile(file);
         List<Op> ops = new ArrayList<>();
         long acknowledged = 0;
         long lost = 0;
@@ -196,8 +381,8 @@ final class PowerLossDriver {
                 throw new UncheckedIOException("cannot create " + epoch, e);
             }
             final int cutNumber = cut;
-            try (WorkerFleet fleet = new WorkerFleet(epoch, random, (name, history) -> workerCommand(file, history,
-                    "c" + cutNumber + name, stop))) {
+            try (WorkerFleet fleet = new WorkerFleet(epoch, random, (name, history) -> workerCommand(db.argument(),
+                    history, "c" + cutNumber + name, stop))) {
                 try {
                     fleet.startAndAwaitReady(settings.workers());
                 } catch (WorkerFleet.WorkerDidNotStart e) {
@@ -209,6 +394,7 @@ final class PowerLossDriver {
                 }
                 sleep(settings.minRunMillis()
                         + (long) (random.nextDouble() * (settings.maxRunMillis() - settings.minRunMillis())));
+                db.crash();
                 PowerCut power = disk.cutPower(settings.mode(), random.nextLong());
                 unsyncedLost += power.lostChanges();
                 // Closing the fleet kills every worker (kill -9) and waits until each is gone.
@@ -219,11 +405,20 @@ final class PowerLossDriver {
                 }
             }
             disk.powerOn();
-            // Recovery: the first connection rolls a hot journal back or replays the WAL.
-            String integrity = db.integrityCheck();
+            String integrity;
+            try {
+                integrity = db.recover();
+            } catch (Unrecoverable e) {
+                integrityFailures++;
+                first = first == null ? "cut " + cut + ": " + e.getMessage() : first;
+                // The first problem of a control is mostly a lost write; damage is worth its own line.
+                System.err.println(sut.name() + " " + storage.name() + ": cut " + cut + ": " + e.getMessage());
+                break;
+            }
             if (!integrity.equals("ok")) {
                 integrityFailures++;
-                first = first == null ? "cut " + cut + ": integrity_check: " + integrity : first;
+                first = first == null ? "cut " + cut + ": integrity check: " + integrity : first;
+                System.err.println(sut.name() + " " + storage.name() + ": cut " + cut + ": integrity check: " + integrity);
             }
             Map<String, JobState> rows;
             try {
@@ -273,11 +468,10 @@ final class PowerLossDriver {
                 unsyncedLost, check, first, (System.nanoTime() - begun) / 1_000_000);
     }
 
-    private List<String> workerCommand(Path file, Path history, String name, Path stop) {
-        return List.of(PowerLossWorker.class.getName(), file.toString(), history.toString(), sut.name(),
-                storage.journal().name(), storage.sync().name(), name, Long.toString(random.nextLong()),
-                Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()), stop.toString(),
-                Long.toString(settings.maxRunMillis() + 120_000));
+    private List<String> workerCommand(String database, Path history, String name, Path stop) {
+        return List.of(PowerLossWorker.class.getName(), database, history.toString(), sut.name(), storage.name(), name,
+                Long.toString(random.nextLong()), Integer.toString(settings.slots()), Long.toString(settings.ttlMillis()),
+                stop.toString(), Long.toString(settings.maxRunMillis() + 120_000));
     }
 
     private static void sleep(long millis) {

@@ -2,9 +2,11 @@ package dev.leaselab.stress;
 
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
-import dev.leaselab.lease.StoreOptions;
+import dev.leaselab.lease.PostgresOptions;
+import dev.leaselab.testkit.Database;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +18,10 @@ import java.util.Random;
  * before it is called and once it is answered, to its history file outside it. An operation
  * answered OK is one the store acknowledged: the power cut must not take it back.
  *
- * <p>Usage: {@code PowerLossWorker database history store journalMode synchronous name seed slots
- * ttlMillis stopFile maxMillis}; prints {@code READY} once its store is open.
+ * <p>Usage: {@code PowerLossWorker database history store storage name seed slots ttlMillis
+ * stopFile maxMillis}, {@code database} as {@link Database#argument()} gives it (a SQLite file on
+ * the mount, or a PostgreSQL schema whose server's data directory is on it) and {@code storage} as
+ * {@link PowerLossDriver.Storage#name()}; prints {@code READY} once its store is open.
  */
 public final class PowerLossWorker {
 
@@ -42,27 +46,37 @@ public final class PowerLossWorker {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        if (args.length != 11) {
-            throw new IllegalArgumentException("usage: PowerLossWorker database history store journalMode synchronous"
+        if (args.length != 10) {
+            throw new IllegalArgumentException("usage: PowerLossWorker database history store storage"
                     + " name seed slots ttlMillis stopFile maxMillis");
         }
-        Path file = Path.of(args[0]);
+        Database db = Database.parse(args[0]);
         StoreUnderTest sut = StoreUnderTest.parse(args[2]);
-        StoreOptions options = StoreOptions.defaults().withPoolSize(1)
-                .withJournalMode(StoreOptions.JournalMode.valueOf(args[3]))
-                .withSynchronous(StoreOptions.Synchronous.valueOf(args[4]));
-        Path stop = Path.of(args[9]);
-        long deadline = System.nanoTime() + Long.parseLong(args[10]) * 1_000_000;
-        try (LeaseStore lease = sut.open(file, options);
+        PowerLossDriver.Storage storage = PowerLossDriver.Storage.parse(args[3]);
+        Path stop = Path.of(args[8]);
+        long deadline = System.nanoTime() + Long.parseLong(args[9]) * 1_000_000;
+        try (LeaseStore lease = open(sut, db, storage);
                 JsonLinesHistory history = JsonLinesHistory.create(Path.of(args[1]))) {
-            PowerLossWorker worker = new PowerLossWorker(new RecordedStore(lease, args[5], history, HostClock::nanos),
-                    args[5], Long.parseLong(args[6]), Integer.parseInt(args[7]), Long.parseLong(args[8]));
+            PowerLossWorker worker = new PowerLossWorker(new RecordedStore(lease, args[4], history, HostClock::nanos),
+                    args[4], Long.parseLong(args[5]), Integer.parseInt(args[6]), Long.parseLong(args[7]));
             System.out.println("READY");
             System.out.flush();
             while (System.nanoTime() < deadline && !Files.exists(stop)) {
                 worker.step();
             }
         }
+    }
+
+    /**
+     * One connection: SQLite in the storage setting raced; PostgreSQL with short timeouts, so that
+     * a worker whose server died with the power gives up on a call at once (it is killed soon).
+     */
+    private static LeaseStore open(StoreUnderTest sut, Database db, PowerLossDriver.Storage storage) {
+        if (storage instanceof PowerLossDriver.SqliteStorage sqlite) {
+            return sut.open(((Database.SqliteFile) db).file(), sqlite.options());
+        }
+        return sut.open(((Database.PostgresSchema) db).url(), PostgresOptions.defaults().withPoolSize(1)
+                .withConnectTimeout(Duration.ofSeconds(1)).withStatementTimeout(Duration.ofSeconds(5)));
     }
 
     /** Claim a random slot's job; if it is won, renew it or not, then complete, release or abandon it. */

@@ -163,10 +163,11 @@ public final class ProcessRaceDriver {
 
     /**
      * Counts won claims, and won claims during which a claim of the same job by another worker
-     * was running: races that really met.
+     * was running: races that really met. The jobs of the workers' contract probes, which each
+     * worker claims alone, are not counted.
      */
     static long[] countRaces(List<Op> ops) {
-        Map<String, List<Op>> claims = ops.stream().filter(op -> op.kind() == Op.Kind.CLAIM)
+        Map<String, List<Op>> claims = ops.stream().filter(op -> op.kind() == Op.Kind.CLAIM && !Op.isProbeJob(op.job()))
                 .collect(Collectors.groupingBy(Op::job, TreeMap::new, Collectors.toList()));
         long won = 0;
         long overlapped = 0;

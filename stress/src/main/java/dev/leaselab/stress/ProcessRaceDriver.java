@@ -28,6 +28,10 @@ import java.util.stream.Collectors;
  *
  * <p>A {@link Guest}, a store of any language served over the worker protocol, races the same way
  * ({@link #runWithGuest}): next to Java workers on one file, or alone.
+ *
+ * <p>Between their attempts at the hot job, the workers run contract probes on jobs of their own
+ * (see {@link StressWorker}): moments the race itself brings about rarely or never, judged by the
+ * same checker. {@link #countRaces} leaves their jobs out.
  */
 public final class ProcessRaceDriver {
 

@@ -62,6 +62,11 @@ public final class StressWorker {
      */
     static final int PROBE_SPACING = 8;
     static final int MANY_PROBE_SPACING = 3;
+    /**
+     * The longest pause that spacing imposes, in milliseconds: a probe that a {@code SIGSTOP} or a
+     * busy database made last half a second must not keep the next one out of the race.
+     */
+    static final long MAX_PROBE_PAUSE_MILLIS = 1500;
     /** The lease time of a probe's jobs, in the milliseconds of the lease clock. */
     static final long PROBE_TTL = 3;
     /** The owners of a probe's claimMany. */
@@ -69,7 +74,7 @@ public final class StressWorker {
     /** The owners of this worker's claimMany probes, named by its store, as rule 11 groups the calls. */
     private final List<String> manyOwners = new ArrayList<>();
     private long probes;
-    private boolean expiryProbeNext = true;
+    private boolean expiryProbeNext;
     private long nextManyProbe;
     private long nextProbe;
 
@@ -91,6 +96,11 @@ public final class StressWorker {
     /** A seeded time to the next probe: uniform around {@code mean} milliseconds, in nanoseconds. */
     private long probeGap(long mean) {
         return (long) (mean * 1e6 * (0.5 + random.nextDouble()));
+    }
+
+    /** The pause after a probe that took {@code nanos}: {@code times} its duration, at most {@link #MAX_PROBE_PAUSE_MILLIS}. */
+    private static long spacing(int times, long nanos) {
+        return Math.min(times * nanos, MAX_PROBE_PAUSE_MILLIS * 1_000_000);
     }
 
     /** How a worker names its store in its claimMany owners: a guest's command is "guest". */
@@ -130,13 +140,13 @@ public final class StressWorker {
         if (began >= nextManyProbe) {
             claimManyProbe();
             long ended = System.nanoTime();
-            nextManyProbe = ended + Math.max(probeGap(MANY_PROBE_MILLIS), MANY_PROBE_SPACING * (ended - began));
+            nextManyProbe = ended + Math.max(probeGap(MANY_PROBE_MILLIS), spacing(MANY_PROBE_SPACING, ended - began));
             return;
         }
         if (began >= nextProbe) {
             probe();
             long ended = System.nanoTime();
-            nextProbe = ended + Math.max(probeGap(PROBE_MILLIS), PROBE_SPACING * (ended - began));
+            nextProbe = ended + Math.max(probeGap(PROBE_MILLIS), spacing(PROBE_SPACING, ended - began));
             return;
         }
         int slot = random.nextInt(slots);
@@ -200,13 +210,15 @@ public final class StressWorker {
     /**
      * One contract probe, on jobs that only this worker touches, in turn:
      * <ul>
-     *   <li>exact expiry ({@code probe-<worker>-<n>}): a claim at {@code now = t}, then at
-     *       {@code now = t + ttl} exactly a renew by its holder, which must be refused (rule 8: a
-     *       renew needs {@code until > now}), and a claim by another owner, which must be granted
-     *       (rule 9); the new holder completes the job, then completes it again with the same
-     *       fence, which must be refused (rule 4);
      *   <li>a job never enqueued ({@code never-<worker>-<n>}): its state is absent and a claim of
-     *       it is refused (rule 10).
+     *       it is refused (rule 10);
+     *   <li>exact expiry ({@code probe-<worker>-<n>}): a claim at {@code now = t}; an enqueue of
+     *       the job again, which must leave it as it is (a reset fence shows as fence 1 handed out
+     *       twice, rule 1); at {@code now = t + ttl} exactly a renew by its holder, which must be
+     *       refused (rule 8: a renew needs {@code until > now}), and a claim by another owner,
+     *       which must be granted (rule 9); the new holder releases the lease and claims again,
+     *       which must take the next fence (rule 1: a release keeps the fence), completes the
+     *       job, then completes it again with the same fence, which must be refused (rule 4).
      * </ul>
      * The lease clock of the exact-expiry probe runs ahead only as far as the wall clock has: it
      * waits until {@code t + ttl} has passed, so this worker's {@code now} never goes back.
@@ -225,6 +237,7 @@ public final class StressWorker {
             while (System.currentTimeMillis() < t + PROBE_TTL) {
                 Thread.sleep(1);
             }
+            store.enqueue(job);
             double expiry = t + PROBE_TTL;
             store.renew(job, name, first.fence(), expiry, PROBE_TTL);
             String next = name + "-next";
@@ -232,9 +245,14 @@ public final class StressWorker {
             if (!second.ok()) {
                 return;
             }
-            String result = "result-" + next + "-" + second.fence();
-            if (store.complete(job, next, second.fence(), expiry, result).ok()) {
-                store.complete(job, next, second.fence(), expiry, result);
+            store.release(job, next, second.fence());
+            Op third = store.claim(job, next, expiry, PROBE_TTL);
+            if (!third.ok()) {
+                return;
+            }
+            String result = "result-" + next + "-" + third.fence();
+            if (store.complete(job, next, third.fence(), expiry, result).ok()) {
+                store.complete(job, next, third.fence(), expiry, result);
             }
         } else {
             String never = Op.NEVER_ENQUEUED + name + "-" + n;

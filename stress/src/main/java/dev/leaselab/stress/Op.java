@@ -13,11 +13,14 @@ import java.util.Locale;
  * @param job the job id
  * @param owner the owner argument
  * @param fence for a claim, the fence it returned (0 unless {@link Outcome#OK}); for a write, the
- *     fence argument
+ *     fence argument; for a state read, the stored fence it returned (0 when absent)
  * @param now the lease clock passed to the store (0 for release)
  * @param ttl the lease time of a claim or renew (0 otherwise)
  * @param result the result argument of a complete (null otherwise)
- * @param outcome accepted, rejected, or unknown (the process died or the call failed)
+ * @param outcome accepted, rejected, or unknown (the process died or the call failed); for an
+ *     enqueue, {@link Outcome#OK} when it inserted the job and {@link Outcome#REJECTED} when the job
+ *     existed; for a state read, {@link Outcome#OK} when a row came back and
+ *     {@link Outcome#REJECTED} when the store said there was none
  * @param start when the call began
  * @param end when it returned; {@link Long#MAX_VALUE} when unknown, since it may have taken
  *     effect at any time after its start
@@ -31,8 +34,27 @@ public record Op(String process, long seq, Kind kind, String job, String owner, 
      */
     public static final String ANY_JOB = "*";
 
-    /** The lease operations a history records. */
-    public enum Kind { CLAIM, RENEW, COMPLETE, RELEASE }
+    /**
+     * The prefix of job ids that no worker ever enqueues: the contract probes of
+     * {@link StressWorker} read their state and claim them, and {@link HistoryChecker}'s rule 10
+     * requires that the store has no such job.
+     */
+    public static final String NEVER_ENQUEUED = "never-";
+
+    /** The prefix of the jobs of {@link StressWorker}'s contract probes, each job one worker's own. */
+    public static final String PROBE_JOB = "probe-";
+
+    /** Whether {@code job} is a contract probe's ({@link #PROBE_JOB} or {@link #NEVER_ENQUEUED}), not one the workers race for. */
+    public static boolean isProbeJob(String job) {
+        return job.startsWith(PROBE_JOB) || job.startsWith(NEVER_ENQUEUED);
+    }
+
+    /**
+     * The lease operations a history records, and the two that only set the stage: an enqueue
+     * (so that the checker knows the job exists from then on) and a state read with its answer.
+     * Histories written before the last two existed read back as they were.
+     */
+    public enum Kind { CLAIM, RENEW, COMPLETE, RELEASE, ENQUEUE, STATE }
 
     /** What became of an operation. */
     public enum Outcome {
@@ -46,7 +68,8 @@ public record Op(String process, long seq, Kind kind, String job, String owner, 
 
     /** This operation with its answer. */
     public Op answered(Outcome answer, long claimedFence, long endNanos) {
-        return new Op(process, seq, kind, job, owner, kind == Kind.CLAIM ? claimedFence : fence, now, ttl, result,
+        return new Op(process, seq, kind, job, owner, kind == Kind.CLAIM || kind == Kind.STATE ? claimedFence : fence,
+                now, ttl, result,
                 answer, start, endNanos);
     }
 
@@ -69,10 +92,14 @@ public record Op(String process, long seq, Kind kind, String job, String owner, 
             case COMPLETE -> String.format(Locale.ROOT, "complete(%s, %s, fence=%d, now=%s, %s)", job, owner, fence,
                     num(now), result);
             case RELEASE -> String.format(Locale.ROOT, "release(%s, %s, fence=%d)", job, owner, fence);
+            case ENQUEUE -> String.format(Locale.ROOT, "enqueue(%s)", job);
+            case STATE -> String.format(Locale.ROOT, "state(%s)", job);
         };
         String answer = switch (outcome) {
-            case OK -> kind == Kind.CLAIM ? "fence " + fence : "accepted";
-            case REJECTED -> kind == Kind.CLAIM ? "no fence" : "rejected";
+            case OK -> kind == Kind.CLAIM ? "fence " + fence : kind == Kind.STATE ? "a row with fence " + fence
+                    : kind == Kind.ENQUEUE ? "inserted" : "accepted";
+            case REJECTED -> kind == Kind.CLAIM ? "no fence" : kind == Kind.STATE ? "absent"
+                    : kind == Kind.ENQUEUE ? "exists" : "rejected";
             case UNKNOWN -> "unknown";
         };
         String until = end == Long.MAX_VALUE ? "?" : Long.toString((end - origin) / 1000);

@@ -58,6 +58,7 @@ final class PowerLossChecker {
             }
             JobState row = rows.get(op.job());
             boolean kept = switch (op.kind()) {
+                case ENQUEUE, STATE -> true;  // not recorded by power-loss workers; no lease write to lose
                 case CLAIM -> row != null && row.fence() >= op.fence();
                 case COMPLETE -> row != null && row.done() && row.fence() == op.fence()
                         && Objects.equals(row.result(), op.result());

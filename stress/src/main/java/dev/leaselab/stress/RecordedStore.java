@@ -1,11 +1,13 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -99,6 +101,88 @@ public final class RecordedStore {
             sink.answered(claims.get(i));
         }
         return claims;
+    }
+
+    /**
+     * Runs the store's claimMany and records it as one claim per owner, in the order of
+     * {@code owners}, each over the span of the whole call (which is all the caller sees of it):
+     * a group of claims of one job by one process that share their start and end is how the
+     * history tells a claimMany ({@link HistoryChecker}'s rule 11). Every claim is written as
+     * invoked before the call, so a process killed inside it leaves them all of unknown outcome.
+     *
+     * @return the claims in the order of {@code owners}; of unknown outcome when the call failed
+     *     with a database error
+     * @throws IllegalStateException when the store answered with another number of results than
+     *     owners: the contract's one answer per owner is broken, and the worker stops on it
+     */
+    public List<Op> claimMany(String job, List<String> owners, double now, double ttl) {
+        List<Op> calls = new ArrayList<>(owners.size());
+        long start = clock.getAsLong();
+        for (String owner : owners) {
+            Op op = new Op(process, seq.incrementAndGet(), Op.Kind.CLAIM, job, owner, 0, now, ttl, null,
+                    Op.Outcome.UNKNOWN, start, Long.MAX_VALUE);
+            sink.invoked(op);
+            calls.add(op);
+        }
+        List<OptionalLong> results;
+        try {
+            results = store.claimMany(job, owners, now, ttl);
+        } catch (LeaseStoreException e) {
+            failures.incrementAndGet();
+            lastFailure = e;
+            calls.forEach(sink::answered);
+            return calls;
+        } catch (RuntimeException e) {
+            calls.forEach(sink::answered);
+            throw e;
+        }
+        long end = clock.getAsLong();
+        if (results == null || results.size() != owners.size()) {
+            calls.forEach(sink::answered);
+            throw new IllegalStateException("claimMany of " + job + " for " + owners.size() + " owners answered "
+                    + results + ": one result per owner was due");
+        }
+        List<Op> answered = new ArrayList<>(owners.size());
+        for (int i = 0; i < calls.size(); i++) {
+            OptionalLong fence = results.get(i);
+            Op op = calls.get(i).answered(fence.isPresent() ? Op.Outcome.OK : Op.Outcome.REJECTED, fence.orElse(0), end);
+            sink.answered(op);
+            answered.add(op);
+        }
+        return answered;
+    }
+
+    /** Enqueues a job and records it: accepted when it inserted the job, rejected when the job existed. */
+    public Op enqueue(String job) {
+        Op op = invoke(Op.Kind.ENQUEUE, job, null, 0, 0, 0, null);
+        try {
+            return answer(op, store.enqueue(job), 0);
+        } catch (LeaseStoreException e) {
+            return failed(op, e);
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+    }
+
+    /**
+     * Reads a job's state and records the read with its answer: accepted with the stored fence
+     * when a row came back, rejected when the store said there was none.
+     *
+     * @return the state; null when the read failed with a database error
+     */
+    public Optional<JobState> state(String job) {
+        Op op = invoke(Op.Kind.STATE, job, null, 0, 0, 0, null);
+        Optional<JobState> state;
+        try {
+            state = store.state(job);
+        } catch (LeaseStoreException e) {
+            failed(op, e);
+            return null;
+        } catch (RuntimeException e) {
+            throw unknown(op, e);
+        }
+        answer(op, state.isPresent(), state.map(JobState::fence).orElse(0L));
+        return state;
     }
 
     public Op renew(String job, String owner, long fence, double now, double ttl) {

@@ -5,7 +5,9 @@ import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.testkit.Database;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -20,6 +22,12 @@ import java.util.Random;
  * <p>It prints {@code HOLD job fence} when it starts working under a lease and {@code FREE} when
  * it is done with it, so that the driver can pause it with {@code SIGSTOP} while it holds one.
  * After a pause longer than the lease, its renew and its complete or release carry a stale fence.
+ *
+ * <p>Now and then, between two attempts, it runs a contract probe ({@link #probe}) on jobs of its
+ * own, which no other worker touches: moments of the contract that the race on the hot job
+ * brings about rarely or never (a claim at the exact expiry, a second complete, the state of a
+ * job that does not exist, claimMany). Probes go into the same history, so the checker judges
+ * them like every other operation; they take a small share of the worker's time.
  *
  * <p>It prints {@code READY} once its store is open, and stops when the stop file appears (or after
  * {@code maxMillis}, should the driver be gone).
@@ -37,13 +45,67 @@ public final class StressWorker {
     private final long work;
     private final Map<Integer, Integer> epochs = new HashMap<>();
 
-    private StressWorker(RecordedStore store, String name, long seed, int slots, long ttl, long work) {
+    /**
+     * The mean time between two claimMany probes of a worker, in milliseconds of the wall clock:
+     * often, since rule 11 needs {@value HistoryChecker#FIRST_OWNER_CALLS} calls of a store in a
+     * race (a quick race of 6 s has one or two guest workers next to the Java ones).
+     */
+    static final long MANY_PROBE_MILLIS = 50;
+    /** The mean time between two of the other probes, which each show their wrong change at once. */
+    static final long PROBE_MILLIS = 500;
+    /**
+     * A probe is followed by at least this many times its own duration without one, so that
+     * probes take a small share of a worker's time however slow its store is (the exact-expiry
+     * probe of a Python worker takes about 20 ms next to Java workers and 360 ms among Python
+     * workers alone). The claimMany probe, which rule 11 needs often, is spaced by
+     * {@value #MANY_PROBE_SPACING} times its duration.
+     */
+    static final int PROBE_SPACING = 8;
+    static final int MANY_PROBE_SPACING = 3;
+    /**
+     * The longest pause that spacing imposes, in milliseconds: a probe that a {@code SIGSTOP} or a
+     * busy database made last half a second must not keep the next one out of the race.
+     */
+    static final long MAX_PROBE_PAUSE_MILLIS = 1500;
+    /** The lease time of a probe's jobs, in the milliseconds of the lease clock. */
+    static final long PROBE_TTL = 3;
+    /** The owners of a probe's claimMany. */
+    static final int PROBE_OWNERS = 3;
+    /** The owners of this worker's claimMany probes, named by its store, as rule 11 groups the calls. */
+    private final List<String> manyOwners = new ArrayList<>();
+    private long probes;
+    private boolean expiryProbeNext;
+    private long nextManyProbe;
+    private long nextProbe;
+
+    private StressWorker(RecordedStore store, String storeName, String name, long seed, int slots, long ttl, long work) {
         this.store = store;
         this.name = name;
         this.random = new Random(seed);
         this.slots = slots;
         this.ttl = ttl;
         this.work = work;
+        for (int i = 0; i < PROBE_OWNERS; i++) {
+            manyOwners.add(storeName + "-many-" + i);
+        }
+        long started = System.nanoTime();
+        nextManyProbe = started + probeGap(MANY_PROBE_MILLIS);
+        nextProbe = started + probeGap(PROBE_MILLIS);
+    }
+
+    /** A seeded time to the next probe: uniform around {@code mean} milliseconds, in nanoseconds. */
+    private long probeGap(long mean) {
+        return (long) (mean * 1e6 * (0.5 + random.nextDouble()));
+    }
+
+    /** The pause after a probe that took {@code nanos}: {@code times} its duration, at most {@link #MAX_PROBE_PAUSE_MILLIS}. */
+    private static long spacing(int times, long nanos) {
+        return Math.min(times * nanos, MAX_PROBE_PAUSE_MILLIS * 1_000_000);
+    }
+
+    /** How a worker names its store in its claimMany owners: a guest's command is "guest". */
+    static String storeName(String storeArgument) {
+        return storeArgument.startsWith("guest:") ? "guest" : storeArgument;
     }
 
     /** The id of a job: a slot, and the epoch that grows each time the slot's job is completed. */
@@ -62,7 +124,7 @@ public final class StressWorker {
         long deadline = System.nanoTime() + Long.parseLong(args[9]) * 1_000_000;
         try (LeaseStore lease = Guest.open(args[2], db);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
-            StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), args[3],
+            StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), storeName(args[2]), args[3],
                     Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));
             System.out.println("READY");
             System.out.flush();
@@ -72,8 +134,21 @@ public final class StressWorker {
         }
     }
 
-    /** One attempt: claim a random slot's job, and if it is won, work under the lease. */
+    /** One attempt: claim a random slot's job, and if it is won, work under the lease; or a probe, when one is due. */
     private void step() throws InterruptedException {
+        long began = System.nanoTime();
+        if (began >= nextManyProbe) {
+            claimManyProbe();
+            long ended = System.nanoTime();
+            nextManyProbe = ended + Math.max(probeGap(MANY_PROBE_MILLIS), spacing(MANY_PROBE_SPACING, ended - began));
+            return;
+        }
+        if (began >= nextProbe) {
+            probe();
+            long ended = System.nanoTime();
+            nextProbe = ended + Math.max(probeGap(PROBE_MILLIS), spacing(PROBE_SPACING, ended - began));
+            return;
+        }
         int slot = random.nextInt(slots);
         String job = jobId(slot, epochs.getOrDefault(slot, 0));
         Op claim = store.claim(job, name, System.currentTimeMillis(), ttl);
@@ -118,6 +193,71 @@ public final class StressWorker {
 
     private void moveOn(int slot) {
         int epoch = epochs.merge(slot, 1, Integer::sum);
-        store.store().enqueue(jobId(slot, epoch));
+        store.enqueue(jobId(slot, epoch));
+    }
+
+    /**
+     * claimMany of a fresh job of this worker's ({@code probe-<worker>-<n>}) by
+     * {@value #PROBE_OWNERS} owners: one winner (rules 1 and 9), and not always the first owner
+     * (rule 11, over the calls of every worker of this store in the race).
+     */
+    private void claimManyProbe() {
+        String job = Op.PROBE_JOB + name + "-" + probes++;
+        store.enqueue(job);
+        store.claimMany(job, manyOwners, System.currentTimeMillis(), PROBE_TTL);
+    }
+
+    /**
+     * One contract probe, on jobs that only this worker touches, in turn:
+     * <ul>
+     *   <li>a job never enqueued ({@code never-<worker>-<n>}): its state is absent and a claim of
+     *       it is refused (rule 10);
+     *   <li>exact expiry ({@code probe-<worker>-<n>}): a claim at {@code now = t}; an enqueue of
+     *       the job again, which must leave it as it is (a reset fence shows as fence 1 handed out
+     *       twice, rule 1); at {@code now = t + ttl} exactly a renew by its holder, which must be
+     *       refused (rule 8: a renew needs {@code until > now}), and a claim by another owner,
+     *       which must be granted (rule 9); the new holder releases the lease and claims again,
+     *       which must take the next fence (rule 1: a release keeps the fence), completes the
+     *       job, then completes it again with the same fence, which must be refused (rule 4).
+     * </ul>
+     * The lease clock of the exact-expiry probe runs ahead only as far as the wall clock has: it
+     * waits until {@code t + ttl} has passed, so this worker's {@code now} never goes back.
+     */
+    private void probe() throws InterruptedException {
+        long n = probes++;
+        String job = Op.PROBE_JOB + name + "-" + n;
+        expiryProbeNext = !expiryProbeNext;
+        if (!expiryProbeNext) {
+            store.enqueue(job);
+            long t = System.currentTimeMillis();
+            Op first = store.claim(job, name, t, PROBE_TTL);
+            if (!first.ok()) {
+                return;
+            }
+            while (System.currentTimeMillis() < t + PROBE_TTL) {
+                Thread.sleep(1);
+            }
+            store.enqueue(job);
+            double expiry = t + PROBE_TTL;
+            store.renew(job, name, first.fence(), expiry, PROBE_TTL);
+            String next = name + "-next";
+            Op second = store.claim(job, next, expiry, PROBE_TTL);
+            if (!second.ok()) {
+                return;
+            }
+            store.release(job, next, second.fence());
+            Op third = store.claim(job, next, expiry, PROBE_TTL);
+            if (!third.ok()) {
+                return;
+            }
+            String result = "result-" + next + "-" + third.fence();
+            if (store.complete(job, next, third.fence(), expiry, result).ok()) {
+                store.complete(job, next, third.fence(), expiry, result);
+            }
+        } else {
+            String never = Op.NEVER_ENQUEUED + name + "-" + n;
+            store.state(never);
+            store.claim(never, name, System.currentTimeMillis(), PROBE_TTL);
+        }
     }
 }

@@ -19,7 +19,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * SQLite strategy on one file, and alone, through the smoke profile's {@code kill -9} and
  * {@code SIGSTOP} faults, judged by the same checker. Its wrong changes that a race can show
  * (a claim that reads and writes in two transactions, a release that resets the fence) are the
- * negative controls: each must be caught next to correct Java workers.
+ * negative controls: each must be caught next to correct Java workers. So are two that only the
+ * workers' contract probes bring about: a claim refused at the exact expiry (rule 9) and the
+ * state of a missing job read as a row of defaults (rule 10).
  */
 class GuestProcessRaceTest {
 
@@ -55,7 +57,8 @@ class GuestProcessRaceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"CLAIM_READ_THEN_WRITE", "RELEASE_RESETS_FENCE"})
+    @ValueSource(strings = {"CLAIM_READ_THEN_WRITE", "RELEASE_RESETS_FENCE", "CLAIM_AT_EXPIRY_IS_HELD",
+            "STATE_OF_MISSING_IS_EMPTY_ROW"})
     void aWrongChangeOfThePythonDesignIsCaughtNextToJavaWorkers(String mutation) {
         RaceResult result = ProcessRaceDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
                 python(mutation), false, dir, PLAN.processSettings());

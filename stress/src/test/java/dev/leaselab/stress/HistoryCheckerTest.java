@@ -235,4 +235,208 @@ class HistoryCheckerTest {
 
         assertEquals(List.of(6), rules(check(null)));
     }
+
+    private Op on(String process, String job, Op.Kind kind, String owner, long fence, double now, double ttl,
+            Op.Outcome outcome, long start, long end) {
+        Op op = new Op(process, ++seq, kind, job, owner, fence, now, ttl,
+                kind == Op.Kind.COMPLETE ? "result-of-" + owner : null, outcome, start, end);
+        ops.add(op);
+        return op;
+    }
+
+    private Op enqueue(long start, long end) {
+        return on("p", "j", Op.Kind.ENQUEUE, null, 0, 0, 0, Op.Outcome.OK, start, end);
+    }
+
+    @Test
+    void aClaimRefusedAtTheExactExpiryBreaksRule9() {
+        enqueue(0, 1);
+        Op held = claim("a", 1, 0, 2, 3);                     // live until 10
+        Op refused = claim("b", 0, 10, 4, 5);                 // now == until: the lease has expired
+
+        CheckReport report = check(null);
+
+        assertEquals(List.of(9), rules(report), report.describeViolations(5));
+        assertEquals(List.of(held, refused), report.violations().get(0).witness());
+
+        ops.clear();                                          // kept: granted at the exact expiry
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        claim("b", 2, 10, 4, 5);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // kept: refused while live
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        claim("b", 0, 9.5, 4, 5);
+        assertEquals(List.of(), rules(check(null)));
+    }
+
+    @Test
+    void aClaimOfAFreshJobThatNobodyWinsBreaksRule9() {
+        enqueue(0, 1);
+        claim("a", 0, 0, 2, 3);
+        assertEquals(List.of(9), rules(check(null)));
+
+        ops.clear();                                          // kept: the job is not known to exist
+        claim("a", 0, 0, 2, 3);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // kept: the claim began before the enqueue ended
+        enqueue(0, 3);
+        claim("a", 0, 0, 2, 4);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // an enqueue refused as "exists" tells it too
+        on("p", "j", Op.Kind.ENQUEUE, null, 0, 0, 0, Op.Outcome.REJECTED, 0, 1);
+        claim("a", 0, 0, 2, 3);
+        assertEquals(List.of(9), rules(check(null)));
+    }
+
+    @Test
+    void aClaimMayBeRefusedWhenALeaseMayHaveBeenLiveOrTheJobMayHaveBeenDone() {
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        add(Op.Kind.RENEW, "a", 1, 8, 10, null, Op.Outcome.UNKNOWN, 4, Long.MAX_VALUE);  // may have set 18
+        claim("b", 0, 12, 6, 7);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // a racing claim won while it ran
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 5);
+        claim("b", 0, 0, 3, 4);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // a complete of unknown outcome may have made it done
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        add(Op.Kind.COMPLETE, "a", 1, 5, 0, "r", Op.Outcome.UNKNOWN, 4, Long.MAX_VALUE);
+        claim("b", 0, 20, 6, 7);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // broken: a refused renew sets nothing
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        write(Op.Kind.RENEW, "a", 1, 10, false, 4, 5);
+        claim("b", 0, 10, 6, 7);
+        assertEquals(List.of(9), rules(check(null)));
+
+        ops.clear();                                          // broken: a release gave the lease back
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        write(Op.Kind.RELEASE, "a", 1, 0, true, 4, 5);
+        claim("b", 0, 20, 6, 7);
+        assertEquals(List.of(9), rules(check(null)));
+    }
+
+    /** The exact-expiry probe of StressWorker as a correct store answers it, and as each wrong change would. */
+    @Test
+    void theExactExpiryProbeIsJudgedByRules4And8And9() {
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        write(Op.Kind.RENEW, "a", 1, 10, false, 4, 5);        // at now == until: refused
+        claim("b", 2, 10, 6, 7);                              // granted at the exact expiry
+        write(Op.Kind.COMPLETE, "b", 2, 10, true, 8, 9);
+        write(Op.Kind.COMPLETE, "b", 2, 10, false, 10, 11);   // the second complete: refused
+        assertEquals(List.of(), rules(check(row("b", 20, 2, "result-of-b", true))));
+
+        ops.set(5, ops.get(5).answered(Op.Outcome.OK, 0, 11));          // completed twice
+        assertEquals(List.of(4), rules(check(null)));
+
+        ops.clear();                                          // renewed at the expiry, so the claim was refused
+        enqueue(0, 1);
+        claim("a", 1, 0, 2, 3);
+        write(Op.Kind.RENEW, "a", 1, 10, true, 4, 5);
+        claim("b", 0, 10, 6, 7);
+        assertEquals(List.of(8), rules(check(null)));
+    }
+
+    @Test
+    void aJobNeverEnqueuedThatReadsAsARowOrIsClaimedBreaksRule10() {
+        String never = Op.NEVER_ENQUEUED + "w0-1";
+        on("w0", never, Op.Kind.STATE, null, 0, 0, 0, Op.Outcome.REJECTED, 0, 1);
+        on("w0", never, Op.Kind.CLAIM, "w0", 0, 5, 3, Op.Outcome.REJECTED, 2, 3);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();
+        Op row = on("w0", never, Op.Kind.STATE, null, 0, 0, 0, Op.Outcome.OK, 0, 1);
+        CheckReport report = check(null);
+        assertEquals(List.of(10), rules(report), report.describeViolations(5));
+        assertEquals(List.of(row), report.violations().get(0).witness());
+
+        ops.clear();
+        on("w0", never, Op.Kind.CLAIM, "w0", 1, 5, 3, Op.Outcome.OK, 2, 3);
+        assertEquals(List.of(10), rules(check(null)));
+
+        ops.clear();                                          // other jobs may be read before they exist
+        on("w0", "j", Op.Kind.STATE, null, 0, 0, 0, Op.Outcome.OK, 0, 1);
+        assertEquals(List.of(), rules(check(null)));
+    }
+
+    /** {@code calls} claimMany calls of process w0 on fresh jobs, each won by the owner at {@code winner.apply(call)}. */
+    private void claimManyCalls(int calls, java.util.function.IntUnaryOperator winner) {
+        claimManyCalls(calls, winner, call -> "w0", call -> "S");
+    }
+
+    /** As above, each call by the process {@code process.apply(call)}, whose owners are named by the store {@code store.apply(call)}. */
+    private void claimManyCalls(int calls, java.util.function.IntUnaryOperator winner,
+            java.util.function.IntFunction<String> process, java.util.function.IntFunction<String> store) {
+        for (int call = 0; call < calls; call++) {
+            String job = "probe-" + process.apply(call) + "-" + call;
+            on(process.apply(call), job, Op.Kind.ENQUEUE, null, 0, 0, 0, Op.Outcome.OK, 10L * call, 10L * call + 1);
+            for (int owner = 0; owner < 3; owner++) {
+                boolean won = owner == winner.applyAsInt(call);
+                on(process.apply(call), job, Op.Kind.CLAIM, store.apply(call) + "-many-" + owner, won ? 1 : 0, call, 3,
+                        won ? Op.Outcome.OK : Op.Outcome.REJECTED, 10L * call + 2, 10L * call + 9);
+            }
+        }
+    }
+
+    @Test
+    void claimManyWhoseFirstOwnerWinsEveryCallBreaksRule11() {
+        claimManyCalls(HistoryChecker.FIRST_OWNER_CALLS, call -> 0);
+        CheckReport report = check(null);
+        assertEquals(List.of(11), rules(report), report.describeViolations(5));
+        assertEquals("probe-w0-" + (HistoryChecker.FIRST_OWNER_CALLS - 1), report.violations().get(0).job());
+
+        ops.clear();                                          // the calls of one store's workers are pooled
+        claimManyCalls(HistoryChecker.FIRST_OWNER_CALLS, call -> 0, call -> "w" + call % 3, call -> "S");
+        assertEquals(List.of(11), rules(check(null)));
+
+        ops.clear();                                          // kept: two stores' calls are not
+        claimManyCalls(HistoryChecker.FIRST_OWNER_CALLS, call -> 0, call -> "w" + call % 2, call -> call % 2 == 0 ? "S" : "T");
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // kept: another owner won one call
+        claimManyCalls(HistoryChecker.FIRST_OWNER_CALLS, call -> call == 7 ? 2 : 0);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // kept: too few calls to tell
+        claimManyCalls(HistoryChecker.FIRST_OWNER_CALLS - 1, call -> 0);
+        assertEquals(List.of(), rules(check(null)));
+
+        ops.clear();                                          // nobody won: rule 9, once per call
+        claimManyCalls(2, call -> -1);
+        assertEquals(List.of(9, 9), rules(check(null)));
+
+        ops.clear();                                          // two won: rule 1 (and 6)
+        claimManyCalls(1, call -> 0);
+        on("w0", "probe-w0-0", Op.Kind.CLAIM, "S-many-1", 1, 0, 3, Op.Outcome.OK, 2, 9);
+        assertTrue(rules(check(null)).contains(1));
+    }
+
+    @Test
+    void enqueuesAndStateReadsAreNoWritesUnderALease() {
+        claim("a", 1, 0, 0, 1);
+        on("p", "j", Op.Kind.ENQUEUE, null, 0, 0, 0, Op.Outcome.REJECTED, 2, 3);
+        on("p", "j", Op.Kind.STATE, null, 1, 0, 0, Op.Outcome.OK, 4, 5);
+        claim("b", 2, 20, 6, 7);
+        on("p", "j", Op.Kind.STATE, null, 2, 0, 0, Op.Outcome.OK, 8, 9);
+
+        CheckReport report = check(row("b", 30, 2, null, false));
+
+        assertEquals(List.of(), rules(report), report.describeViolations(5));
+        assertEquals(0, report.staleWrites());
+        assertEquals(List.of(), HistoryChecker.staleWrites(ops));
+    }
 }

@@ -88,4 +88,25 @@ class JsonLinesHistoryTest {
 
         assertTrue(e.getMessage().contains(file + " is damaged at line 4:"), e.getMessage());
     }
+
+    /** A file written before enqueues and state reads were recorded reads as it did; the new kinds round-trip. */
+    @Test
+    void oldHistoriesReadBackAndEnqueuesAndStateReadsRoundTrip() throws Exception {
+        Path old = dir.resolve("old.jsonl");
+        Files.writeString(old, "{\"process\":\"w\",\"seq\":1,\"kind\":\"CLAIM\",\"job\":\"j\",\"owner\":\"w\","
+                + "\"fence\":1,\"now\":5.0,\"ttl\":10.0,\"result\":null,\"outcome\":\"OK\",\"start\":100,\"end\":200}\n",
+                StandardCharsets.UTF_8);
+        assertEquals(List.of(CLAIMED), JsonLinesHistory.read(old));
+
+        Op enqueue = new Op("w", 1, Op.Kind.ENQUEUE, "j", null, 0, 0, 0, null, Op.Outcome.REJECTED, 1, 2);
+        Op state = new Op("w", 2, Op.Kind.STATE, Op.NEVER_ENQUEUED + "w-1", null, 0, 0, 0, null, Op.Outcome.UNKNOWN,
+                3, Long.MAX_VALUE).answered(Op.Outcome.OK, 7, 4);
+        Path file = dir.resolve("new.jsonl");
+        try (JsonLinesHistory history = JsonLinesHistory.create(file)) {
+            history.answered(enqueue);
+            history.answered(state);
+        }
+        assertEquals(List.of(enqueue, state), JsonLinesHistory.read(file));
+        assertEquals(7, JsonLinesHistory.read(file).get(1).fence());
+    }
 }

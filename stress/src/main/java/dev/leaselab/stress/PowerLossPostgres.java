@@ -3,6 +3,7 @@ package dev.leaselab.stress;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.powerloss.ForgetfulMount;
 import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -53,8 +54,7 @@ import java.util.stream.Stream;
  */
 final class PowerLossPostgres implements AutoCloseable {
 
-    static final String BIN_PROPERTY = "leaselab.postgres.bin";
-    private static final Path DEBIAN_PACKAGES = Path.of("/usr/lib/postgresql");
+    static final String BIN_PROPERTY = PostgresServer.BIN_PROPERTY;
     private static final String SERVER_USER = "postgres";
     private static final long START_TIMEOUT_MILLIS = 180_000;
 
@@ -95,7 +95,7 @@ final class PowerLossPostgres implements AutoCloseable {
      */
     static PowerLossPostgres start(PowerLossDriver.PostgresStorage storage, Path dir) {
         Path bin = binaries().orElseThrow(() -> new IllegalStateException("the PostgreSQL power-loss races need"
-                + " PostgreSQL's binaries under " + DEBIAN_PACKAGES + "/<version>/bin or in -D" + BIN_PROPERTY
+                + " PostgreSQL's binaries under /usr/lib/postgresql/<version>/bin or in -D" + BIN_PROPERTY
                 + " (apt-get install postgresql), or run SQLite only: --engine sqlite"));
         boolean root = "root".equals(System.getProperty("user.name"));
         List<String> asServerUser = root
@@ -146,31 +146,7 @@ final class PowerLossPostgres implements AutoCloseable {
 
     /** The newest {@code /usr/lib/postgresql/<version>/bin}, or {@code -Dleaselab.postgres.bin}. */
     static Optional<Path> binaries() {
-        String given = System.getProperty(BIN_PROPERTY, "").strip();
-        if (!given.isEmpty()) {
-            return Optional.of(Path.of(given)).filter(PowerLossPostgres::hasBinaries);
-        }
-        if (!Files.isDirectory(DEBIAN_PACKAGES)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> versions = Files.list(DEBIAN_PACKAGES)) {
-            return versions.map(v -> v.resolve("bin")).filter(PowerLossPostgres::hasBinaries)
-                    .max(Comparator.comparingDouble(b -> version(b.getParent().getFileName().toString())));
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static boolean hasBinaries(Path bin) {
-        return Files.isExecutable(bin.resolve("initdb")) && Files.isExecutable(bin.resolve("postgres"));
-    }
-
-    private static double version(String name) {
-        try {
-            return Double.parseDouble(name);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        return PostgresServer.binaries("initdb", "postgres");
     }
 
     /** The layer under the data directory. */

@@ -12,11 +12,13 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import dev.leaselab.lease.PostgresLeaseStore;
 import org.junit.jupiter.api.Assumptions;
@@ -49,7 +51,7 @@ public final class PostgresServer implements AutoCloseable {
 
     /** {@code -Dleaselab.postgres=skip}: without PostgreSQL binaries, skip its tests instead of failing them. */
     public static final String MODE_PROPERTY = "leaselab.postgres";
-    static final String BIN_PROPERTY = "leaselab.postgres.bin";
+    public static final String BIN_PROPERTY = "leaselab.postgres.bin";
 
     private static final Path DEBIAN_PACKAGES = Path.of("/usr/lib/postgresql");
     private static final String DIR_PREFIX = "leaselab-pg-";
@@ -155,24 +157,41 @@ public final class PostgresServer implements AutoCloseable {
 
     /** The directory of {@code -Dleaselab.postgres.bin}, else the newest {@code /usr/lib/postgresql/<version>/bin}. */
     private static Optional<Path> binaries() {
+        return binaries(SERVER_PROGRAMS);
+    }
+
+    private static final String[] SERVER_PROGRAMS = {"initdb", "pg_ctl"};
+
+    private static boolean hasServerBinaries(Path bin) {
+        return hasPrograms(bin, SERVER_PROGRAMS);
+    }
+
+    private static boolean hasPrograms(Path bin, String... programs) {
+        return Arrays.stream(programs).allMatch(program -> Files.isExecutable(bin.resolve(program)));
+    }
+
+    /**
+     * The directory of PostgreSQL's programs that holds every one of {@code programs}: the one
+     * given with {@code -Dleaselab.postgres.bin}, else the newest of Debian's
+     * {@code /usr/lib/postgresql/<version>/bin}; empty when there is none. For other harnesses
+     * that run a server of their own (the power-loss races start {@code postgres} directly).
+     */
+    public static Optional<Path> binaries(String... programs) {
+        Predicate<Path> hasAll = bin -> hasPrograms(bin, programs);
         String given = System.getProperty(BIN_PROPERTY, "").strip();
         if (!given.isEmpty()) {
-            return Optional.of(Path.of(given)).filter(PostgresServer::hasServerBinaries);
+            return Optional.of(Path.of(given)).filter(hasAll);
         }
         if (!Files.isDirectory(DEBIAN_PACKAGES)) {
             return Optional.empty();
         }
         try (Stream<Path> versions = Files.list(DEBIAN_PACKAGES)) {
             return versions.map(v -> v.resolve("bin"))
-                    .filter(PostgresServer::hasServerBinaries)
-                    .max(Comparator.comparing(bin -> version(bin.getParent().getFileName().toString())));
+                    .filter(hasAll)
+                    .max(Comparator.comparing((Path bin) -> version(bin.getParent().getFileName().toString())));
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    private static boolean hasServerBinaries(Path bin) {
-        return Files.isExecutable(bin.resolve("initdb")) && Files.isExecutable(bin.resolve("pg_ctl"));
     }
 
     private static double version(String name) {

@@ -245,7 +245,7 @@ public final class MultiProcessMain implements Callable<Integer> {
                 }
             }
             RunResult result = fold(work, split, outputs);
-            checkFence(work, file, outputs);
+            checkFence(storage, work, file, outputs);
             return result;
         } finally {
             processes.forEach(Process::destroyForcibly);
@@ -309,7 +309,7 @@ public final class MultiProcessMain implements Callable<Integer> {
      * the wins counted by all processes, warmup included: a process that miscounted, or a win that
      * did not commit, shows here.
      */
-    private void checkFence(String work, Path file, List<Path> outputs) throws SQLException {
+    static void checkFence(Storage storage, String work, Path file, List<Path> outputs) throws SQLException {
         long counted = 0;
         for (Path output : outputs) {
             for (JsonNode t : Json.read(output).path("threads")) {

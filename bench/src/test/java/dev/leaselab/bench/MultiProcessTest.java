@@ -1,13 +1,18 @@
 package dev.leaselab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.LeaseStore;
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.SqliteLeaseStore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +68,32 @@ class MultiProcessTest {
         IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> MultiProcessMain.fold("IMMEDIATE", split, java.util.List.of(obeyed, ignored)));
         assertTrue(e.getMessage().contains("busy timeout of " + (asked + 4000)) && e.getMessage().contains("ignored.json"), e.getMessage());
+    }
+
+    /**
+     * The negative control of the fence check: worker outputs that add up to the hot job's stored
+     * fence pass, and a process that counted one win too many (a lost claim counted as won) fails
+     * the run, naming both numbers.
+     */
+    @Test
+    void winsThatDoNotAddUpToTheStoredFenceFailTheRun() throws Exception {
+        Path file = dir.resolve("fence.db");
+        try (LeaseStore store = SqliteLeaseStore.open(file,
+                LockingStrategy.IMMEDIATE, Storage.WAL_NORMAL.options())) {
+            store.enqueue(ClaimBenchmark.HOT);
+            for (int i = 0; i < 90; i++) {
+                assertTrue(store.claim(ClaimBenchmark.HOT, "w" + i, i * 10.0, 5).isPresent());
+            }
+        }
+        List<Path> addsUp = List.of(workerOutput("a.json", Storage.busyTimeout().toMillis(), 40),
+                workerOutput("b.json", Storage.busyTimeout().toMillis(), 50));
+        MultiProcessMain.checkFence(Storage.WAL_NORMAL, "IMMEDIATE", file, addsUp);
+
+        List<Path> oneTooMany = List.of(workerOutput("c.json", Storage.busyTimeout().toMillis(), 40),
+                workerOutput("d.json", Storage.busyTimeout().toMillis(), 51));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> MultiProcessMain.checkFence(Storage.WAL_NORMAL, "IMMEDIATE", file, oneTooMany));
+        assertTrue(e.getMessage().contains("is 90") && e.getMessage().contains("counted 91"), e.getMessage());
     }
 
     /** A worker's output as {@link MultiProcessWorker} writes it: one thread that won {@code won}. */

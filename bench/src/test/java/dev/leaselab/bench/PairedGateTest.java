@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.bench.GateStatistics.Verdict;
 import dev.leaselab.lease.LockingStrategy;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -35,17 +37,19 @@ class PairedGateTest {
     void withNoChangeTheFamilyWiseFalseAlarmRateStaysWithinItsFivePercent(GateStatistics.Test test) {
         GateStatistics stats = GateStatistics.defaults().withPairedTest(test);
         int families = 200;
-        int flagged = 0;
-        int flaggedWithoutCorrection = 0;
         SplittableRandom random = new SplittableRandom(7);
+        List<Gate.Run[]> pairs = new ArrayList<>();
         for (int f = 0; f < families; f++) {
-            Gate.Run a = run(random, null, GATE_GROUPS);
-            Gate.Run b = run(random, null, GATE_GROUPS);
-            Gate.Outcome o = Gate.compare(a, b, stats, true);
-            assertEquals(24, o.paired().size());
-            flagged += o.regressed() ? 1 : 0;
-            flaggedWithoutCorrection += uncorrectedFlags(a, b, stats) > 0 ? 1 : 0;
+            pairs.add(new Gate.Run[] {run(random, null, GATE_GROUPS), run(random, null, GATE_GROUPS)});
         }
+        // The runs are drawn in order above, so the figures do not depend on the threads below.
+        List<boolean[]> flags = pairs.parallelStream().map(ab -> {
+            Gate.Outcome o = Gate.compare(ab[0], ab[1], stats, true);
+            assertEquals(24, o.paired().size());
+            return new boolean[] {o.regressed(), uncorrectedFlags(ab[0], ab[1], stats) > 0};
+        }).toList();
+        long flagged = flags.stream().filter(f -> f[0]).count();
+        long flaggedWithoutCorrection = flags.stream().filter(f -> f[1]).count();
         assertTrue(flagged <= families * 0.05, flagged + " of " + families + " A/A families had a row flagged REGRESSED");
         // The control: the same families, each row at 5% on its own.
         assertTrue(flaggedWithoutCorrection >= families * 0.15, "without the correction only " + flaggedWithoutCorrection
@@ -81,16 +85,16 @@ class PairedGateTest {
     /** Of 50 families with SERIALIZED slowed to 0.75x: in how many it was flagged, and in how many another strategy was. */
     private static int[] slowedFamilies(GateStatistics.Test test, int groups) {
         SplittableRandom random = new SplittableRandom(11);
-        int caught = 0;
-        int others = 0;
+        List<Gate.Run[]> pairs = new ArrayList<>();
         for (int f = 0; f < 50; f++) {
-            Gate.Outcome o = Gate.compare(run(random, null, groups), run(random, LockingStrategy.SERIALIZED, groups),
-                    GateStatistics.defaults().withPairedTest(test), true);
-            caught += o.paired().stream().anyMatch(l -> l.key().strategy() == LockingStrategy.SERIALIZED
-                    && l.comparison().verdict() == Verdict.REGRESSED) ? 1 : 0;
-            others += o.paired().stream().anyMatch(l -> l.key().strategy() != LockingStrategy.SERIALIZED
-                    && l.comparison().verdict() == Verdict.REGRESSED) ? 1 : 0;
+            pairs.add(new Gate.Run[] {run(random, null, groups), run(random, LockingStrategy.SERIALIZED, groups)});
         }
+        List<Gate.Outcome> outcomes = pairs.parallelStream()
+                .map(ab -> Gate.compare(ab[0], ab[1], GateStatistics.defaults().withPairedTest(test), true)).toList();
+        int caught = (int) outcomes.stream().filter(o -> o.paired().stream().anyMatch(l -> l.key().strategy() == LockingStrategy.SERIALIZED
+                && l.comparison().verdict() == Verdict.REGRESSED)).count();
+        int others = (int) outcomes.stream().filter(o -> o.paired().stream().anyMatch(l -> l.key().strategy() != LockingStrategy.SERIALIZED
+                && l.comparison().verdict() == Verdict.REGRESSED)).count();
         return new int[] {caught, others};
     }
 

@@ -634,6 +634,12 @@ public abstract class LeaseStoreContract {
                             return null;
                         }
                         handedOut.addAll(got);
+                        if (handedOut.size() > jobs) {
+                            // More leases than jobs: one was handed out twice, which the asserts
+                            // below report. A queue that hands its jobs out again and again would
+                            // otherwise keep the workers draining forever.
+                            return null;
+                        }
                     }
                 }));
             }

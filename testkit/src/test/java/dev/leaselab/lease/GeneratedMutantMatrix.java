@@ -3,6 +3,7 @@ package dev.leaselab.lease;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -31,7 +33,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The full matrix of generated SQL mutants: the contract suite ({@link ContractSuiteRun}) runs
  * against every mutant of {@link GeneratedMutants} on every SQLite strategy, and each mutant must
- * be killed or be listed in {@link GeneratedMutants#EQUIVALENTS}, whose mutants must survive.
+ * be killed or be listed in {@link GeneratedMutants#EQUIVALENTS}, whose mutants must survive (a
+ * listed one that a test fails runs a second time: the tests that time threads can fail by chance
+ * on a busy machine, a real kill happens again).
  * It writes the section {@code ## Generated SQL mutants} of {@code results/mutation.md} (and the
  * whole matrix, with every catching test, to {@code testkit/target/generated-mutants.md}).
  *
@@ -60,6 +64,8 @@ class GeneratedMutantMatrix {
             .filter(m -> System.getProperty(ONLY_PROPERTY) == null || Pattern.compile(System.getProperty(ONLY_PROPERTY)).matcher(m.id()).find())
             .toList();
     private static final Map<String, MutantVerdict> VERDICTS = new ConcurrentHashMap<>();
+    /** The first run of a listed equivalent that a test failed in, and that survived its second run. */
+    private static final Map<String, SortedMap<String, SortedSet<String>>> FIRST_RUNS = new ConcurrentHashMap<>();
     private static Instant started;
 
     static List<SqlMutant> mutants() {
@@ -82,19 +88,62 @@ class GeneratedMutantMatrix {
     @MethodSource("mutants")
     void theContractSuiteKillsTheMutantUnlessItIsAListedEquivalent(SqlMutant mutant) {
         Instant start = Instant.now();
-        MutantVerdict verdict = MutantVerdict.of(mutant, caughtBy(mutant, strategies()), GeneratedMutants.EQUIVALENTS);
+        SortedMap<String, SortedSet<String>> caught = caughtBy(mutant, strategies());
+        MutantVerdict verdict = MutantVerdict.of(mutant, caught, GeneratedMutants.EQUIVALENTS);
+        if (verdict.outcome() == MutantVerdict.Outcome.LISTED_EQUIVALENT_BUT_KILLED) {
+            // A test that times threads can fail by chance on a busy machine (the drain did once,
+            // on IMMEDIATE, for claimable: done <= 0); a real kill happens again, so run it twice.
+            SortedMap<String, SortedSet<String>> again = caughtBy(mutant, strategies());
+            if (again.isEmpty()) {
+                FIRST_RUNS.put(mutant.id(), caught);
+            }
+            verdict = MutantVerdict.of(mutant, again, GeneratedMutants.EQUIVALENTS);
+        }
         VERDICTS.put(mutant.id(), verdict);
-        // A line per mutant as it ends, so that a run of an hour shows how far it has got.
+        // A line per mutant as it ends, and the matrix so far, so that a long run shows how far it
+        // has got and a run cut short leaves what it found.
         System.out.printf("generated mutant %d of %d: %s: %s (%d s)%n", VERDICTS.size(), MUTANTS.size(), mutant.id(),
                 verdict.outcome(), Duration.between(start, Instant.now()).toSeconds());
+        writeTheMatrixSoFar();
         assertTrue(verdict.passes(), verdict.complaint());
     }
 
-    /** The contract tests that fail with the mutant on the strategies, each with its failed cases. */
+    /**
+     * The contract tests that fail with the mutant on the strategies, each with its failed cases. A
+     * test that runs past {@value #TEST_TIMEOUT} fails as timed out, on a thread of its own, so a
+     * mutant that sends a test into an endless loop is killed by the timeout instead of stalling the
+     * matrix.
+     */
     static SortedMap<String, SortedSet<String>> caughtBy(SqlMutant mutant, List<LockingStrategy> strategies) {
-        return ContractSuiteRun.failedTests(Map.of(
+        return ContractSuiteRun.failedTests(ContractSuiteRun.run(Map.of(
                 StoreUnderTest.SQL_MUTANT, mutant.id(),
-                StoreUnderTest.STRATEGIES, strategies.stream().map(Enum::name).collect(Collectors.joining(","))));
+                StoreUnderTest.STRATEGIES, strategies.stream().map(Enum::name).collect(Collectors.joining(",")),
+                "junit.jupiter.execution.timeout.testable.method.default", TEST_TIMEOUT,
+                "junit.jupiter.execution.timeout.thread.mode.default", "SEPARATE_THREAD"),
+                ContractSuiteRun.CONTRACT_SUITE, method -> !NOT_ABOUT_THE_SQL.contains(method)));
+    }
+
+    static final String TEST_TIMEOUT = "120 s";
+
+    /**
+     * Tests left out of the matrix's runs. {@code claimManyClaimsOverlapInTime} measures whether the
+     * threads of claimMany (Java, not SQL) meet in time, which no change of a fragment can affect;
+     * with three suites at once on two busy cores it failed now and then, and "killed" mutants of
+     * renew and complete that no claim ever reads (3 of 107 in one run at a load of 20).
+     */
+    static final Set<String> NOT_ABOUT_THE_SQL = Set.of("claimManyClaimsOverlapInTime");
+
+    private static synchronized void writeTheMatrixSoFar() {
+        Path target = Path.of("target");
+        if (Files.isDirectory(target)) {
+            List<MutantVerdict> verdicts = MUTANTS.stream().map(m -> VERDICTS.get(m.id())).filter(v -> v != null).toList();
+            String section = section(verdicts, strategies(), Duration.between(started, Instant.now()), Integer.MAX_VALUE);
+            try {
+                Files.writeString(target.resolve("generated-mutants.md"), "# Mutation testing\n\n" + section);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     @AfterAll
@@ -103,10 +152,7 @@ class GeneratedMutantMatrix {
         List<MutantVerdict> verdicts = MUTANTS.stream().map(m -> VERDICTS.get(m.id())).filter(v -> v != null).toList();
         String section = section(verdicts, strategies(), took, 6);
         System.out.println(section);
-        Path target = Path.of("target");
-        if (Files.isDirectory(target)) {
-            Files.writeString(target.resolve("generated-mutants.md"), "# Mutation testing\n\n" + section(verdicts, strategies(), took, Integer.MAX_VALUE));
-        }
+        writeTheMatrixSoFar();
         Path results = Path.of("..", "results");
         if (Files.isDirectory(results) && System.getProperty(ONLY_PROPERTY) == null && verdicts.size() == MUTANTS.size()) {
             Path report = results.resolve("mutation.md");
@@ -133,10 +179,12 @@ class GeneratedMutantMatrix {
         }
         long notRunning = verdicts.stream().filter(v -> v.compileError().isPresent()).count();
         StringBuilder out = new StringBuilder(SECTION).append("\n\n")
-                .append("The contract suite (`LeaseContractTest`, `LeaseStoreErrorsTest`) against every mutant that\n")
+                .append("The contract suite (`LeaseContractTest`, `LeaseStoreErrorsTest`, without ").append(NOT_ABOUT_THE_SQL)
+                .append(", which times claimMany's threads and no SQL can change) against every mutant that\n")
                 .append("`GeneratedMutants` generates from `LeaseSql`'s rules and effects as they read when it runs\n")
                 .append("(comparison operators replaced, conjuncts and assignments dropped, `+ 1` changed, `done` flipped).\n")
-                .append("A mutant must be killed, or be listed in `GeneratedMutants.EQUIVALENTS` with its reason (and then survive).\n\n")
+                .append("A mutant must be killed, or be listed in `GeneratedMutants.EQUIVALENTS` with its reason (and then survive;\n")
+                .append("a listed one that a test fails is run a second time, since a real kill happens again).\n\n")
                 .append("- command: `").append(COMMAND).append("`\n")
                 .append("- run: ").append(DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(Instant.now().atOffset(ZoneOffset.UTC).withNano(0)))
                 .append(" UTC, commit ").append(commit()).append(", strategies ").append(strategies).append("\n")
@@ -162,7 +210,15 @@ class GeneratedMutantMatrix {
     private static String killedBy(MutantVerdict v, List<LockingStrategy> strategies, int testsPerRow) {
         List<String> parts = new ArrayList<>();
         switch (v.outcome()) {
-            case EQUIVALENT -> parts.add("equivalent: " + v.equivalentReason().orElseThrow());
+            case EQUIVALENT -> {
+                parts.add("equivalent: " + v.equivalentReason().orElseThrow());
+                SortedMap<String, SortedSet<String>> first = FIRST_RUNS.get(v.mutant().id());
+                if (first != null) {
+                    parts.add("(its first run failed " + first.entrySet().stream()
+                            .map(e -> e.getKey() + " on " + casesOf(e.getValue(), strategies)).collect(Collectors.joining(", "))
+                            + "; its second run passed every test)");
+                }
+            }
             case SURVIVED -> parts.add("**SURVIVED**");
             case LISTED_EQUIVALENT_BUT_KILLED -> parts.add("**listed as equivalent, but killed**");
             case KILLED -> { }

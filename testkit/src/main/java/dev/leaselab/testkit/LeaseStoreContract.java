@@ -355,6 +355,25 @@ public abstract class LeaseStoreContract {
         assertEquals(new JobState("j", "A", 130, 1, null, false), stateOf(store, "j"));
     }
 
+    /**
+     * Another owner's write is refused whichever side of the holder's name its own name sorts on.
+     * The tests above try owner "B" against holder "A" only, so a rule that compared the owner with
+     * {@code >=} instead of {@code =} passed them: it refuses "B" but lets "A" write over holder
+     * "B". The generated SQL mutants found it (renewable, completable and releasable).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void anotherOwnersWritesAreRefusedWhicheverWayItsNameSorts(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        long fence = claimed(store, "j", "B", 100);
+        for (String other : List.of("A", "C")) {
+            assertFalse(store.renew("j", other, fence, 110, TTL), "renew by " + other);
+            assertFalse(store.complete("j", other, fence, 110, other), "complete by " + other);
+            assertFalse(store.release("j", other, fence), "release by " + other);
+        }
+        assertEquals(new JobState("j", "B", 130, 1, null, false), stateOf(store, "j"));
+    }
+
     // ---- done jobs ----
 
     @ParameterizedTest(name = "{0}")
@@ -635,6 +654,12 @@ public abstract class LeaseStoreContract {
                             return null;
                         }
                         handedOut.addAll(got);
+                        if (handedOut.size() > jobs) {
+                            // More leases than jobs: one was handed out twice, which the asserts
+                            // below report. A queue that hands its jobs out again and again would
+                            // otherwise keep the workers draining forever.
+                            return null;
+                        }
                     }
                 }));
             }

@@ -5,20 +5,22 @@ import dev.leaselab.testkit.PostgresServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -26,12 +28,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.engine.TestDescriptor;
-import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
 /**
@@ -45,8 +43,6 @@ import org.junit.platform.testkit.engine.Event;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class KillMatrixTest {
-
-    private static final List<Class<?>> CONTRACT_SUITE = List.of(LeaseContractTest.class, LeaseStoreErrorsTest.class);
 
     private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
     private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
@@ -83,11 +79,11 @@ class KillMatrixTest {
      */
     @Test
     void aClaimManyThatNeverRacesIsCaughtOnlyByTheOverlapTestSayingSo() {
-        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                .configurationParameter(StoreUnderTest.BROKEN_STORE, BrokenStore.CLAIM_MANY_ONE_AT_A_TIME.name())
-                .selectors(CONTRACT_SUITE.stream().map(test -> selectClass(test)).toArray(org.junit.platform.engine.DiscoverySelector[]::new))
-                .filters((PostDiscoveryFilter) KillMatrixTest::callsClaimMany)
-                .execute();
+        Set<String> errorTests = Arrays.stream(LeaseStoreErrorsTest.class.getDeclaredMethods()).map(Method::getName)
+                .collect(Collectors.toSet());
+        EngineExecutionResults results = ContractSuiteRun.run(
+                Map.of(StoreUnderTest.BROKEN_STORE, BrokenStore.CLAIM_MANY_ONE_AT_A_TIME.name()), ContractSuiteRun.CONTRACT_SUITE,
+                method -> method.startsWith("claimMany") || errorTests.contains(method));
         assertTrue(results.testEvents().succeeded().count() > 0, "no test ran: the filter kept none");
 
         List<Event> failed = results.testEvents().failed().list();
@@ -103,37 +99,13 @@ class KillMatrixTest {
         assertEquals(sqlite, caughtOn);
     }
 
-    private static FilterResult callsClaimMany(TestDescriptor test) {
-        return test.getSource()
-                .filter(MethodSource.class::isInstance)
-                .map(MethodSource.class::cast)
-                .map(m -> FilterResult.includedIf(m.getMethodName().startsWith("claimMany")
-                        || m.getClassName().equals(LeaseStoreErrorsTest.class.getName())))
-                .orElse(FilterResult.included("not a test method"));
-    }
-
     /** Runs the contract suite with the variant; returns the failed tests, each with its failed cases. */
     private static SortedMap<String, SortedSet<String>> runSuiteAgainst(String parameter, String variant) {
-        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                .configurationParameter(parameter, variant)
-                .selectors(CONTRACT_SUITE.stream().map(test -> selectClass(test)).toArray(org.junit.platform.engine.DiscoverySelector[]::new))
-                .execute();
-
-        SortedMap<String, SortedSet<String>> caughtBy = new TreeMap<>();
-        results.testEvents().failed().stream().map(Event::getTestDescriptor).forEach(test ->
-                caughtBy.computeIfAbsent(testName(test), k -> new TreeSet<>()).add(test.getDisplayName()));
-        assertEquals(0, results.containerEvents().failed().count(), "the suite itself broke: " + results.containerEvents().failed().list());
-        return caughtBy;
+        return ContractSuiteRun.failedTests(Map.of(parameter, variant));
     }
 
     private static String testName(TestDescriptor test) {
-        return test.getParent()
-                .flatMap(TestDescriptor::getSource)
-                .or(test::getSource)
-                .filter(MethodSource.class::isInstance)
-                .map(MethodSource.class::cast)
-                .map(m -> m.getClassName().substring(m.getClassName().lastIndexOf('.') + 1) + "." + m.getMethodName())
-                .orElse(test.getUniqueId().toString());
+        return ContractSuiteRun.testName(test);
     }
 
     @AfterAll

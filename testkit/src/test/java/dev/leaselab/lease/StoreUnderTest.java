@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -30,6 +32,8 @@ final class StoreUnderTest implements ParameterResolver {
 
     static final String BROKEN_STORE = "leaselab.brokenStore";
     static final String BROKEN_POSTGRES_STORE = "leaselab.brokenPostgresStore";
+    static final String SQL_MUTANT = "leaselab.sqlMutant";
+    static final String STRATEGIES = "leaselab.strategies";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(StoreUnderTest.class);
 
@@ -43,9 +47,19 @@ final class StoreUnderTest implements ParameterResolver {
         BrokenStore brokenSqlite = context.getConfigurationParameter(BROKEN_STORE).map(BrokenStore::valueOf).orElse(null);
         BrokenPostgresStore brokenPostgres = context.getConfigurationParameter(BROKEN_POSTGRES_STORE)
                 .map(BrokenPostgresStore::valueOf).orElse(null);
-        Stores stores = new Stores(brokenSqlite, brokenPostgres);
+        SqlMutant mutant = context.getConfigurationParameter(SQL_MUTANT).map(GeneratedMutants::byId).orElse(null);
+        Set<LockingStrategy> only = context.getConfigurationParameter(STRATEGIES).map(StoreUnderTest::strategies).orElse(null);
+        Stores stores = new Stores(brokenSqlite, brokenPostgres, mutant, only);
         context.getStore(NAMESPACE).put(stores, stores);
         return stores;
+    }
+
+    private static Set<LockingStrategy> strategies(String names) {
+        Set<LockingStrategy> only = EnumSet.noneOf(LockingStrategy.class);
+        for (String name : names.split(",")) {
+            only.add(LockingStrategy.valueOf(name.strip()));
+        }
+        return only;
     }
 
     /** The factory of one test, which removes the test's databases when JUnit closes it. */
@@ -53,16 +67,25 @@ final class StoreUnderTest implements ParameterResolver {
 
         private final BrokenStore brokenSqlite;
         private final BrokenPostgresStore brokenPostgres;
+        /** The generated mutant under test, or null. */
+        private final SqlMutant mutant;
+        /** The only strategies this run tests, or null for all. */
+        private final Set<LockingStrategy> only;
         private final List<Database> databases = new ArrayList<>();
         private Path dir;
 
-        Stores(BrokenStore brokenSqlite, BrokenPostgresStore brokenPostgres) {
+        Stores(BrokenStore brokenSqlite, BrokenPostgresStore brokenPostgres, SqlMutant mutant, Set<LockingStrategy> only) {
             this.brokenSqlite = brokenSqlite;
             this.brokenPostgres = brokenPostgres;
+            this.mutant = mutant;
+            this.only = only;
         }
 
         @Override
         public boolean covers(LockingStrategy strategy) {
+            if (only != null && !only.contains(strategy)) {
+                return false;
+            }
             return switch (strategy.engine()) {
                 case SQLITE -> brokenPostgres == null;
                 case POSTGRESQL -> brokenSqlite == null;
@@ -70,8 +93,10 @@ final class StoreUnderTest implements ParameterResolver {
         }
 
         private void assumeCovered(LockingStrategy strategy) {
-            Assumptions.assumeTrue(covers(strategy), () -> "this run tests the broken variant "
-                    + (brokenSqlite != null ? brokenSqlite : brokenPostgres) + ", which has no " + strategy.engine() + " store");
+            Assumptions.assumeTrue(covers(strategy), () -> only != null && !only.contains(strategy)
+                    ? "this run tests only " + only
+                    : "this run tests the broken variant " + (brokenSqlite != null ? brokenSqlite : brokenPostgres)
+                            + ", which has no " + strategy.engine() + " store");
         }
 
         @Override
@@ -95,6 +120,10 @@ final class StoreUnderTest implements ParameterResolver {
         }
 
         private LeaseStore openPostgres(String url, LockingStrategy strategy) {
+            if (mutant != null) {
+                LeaseSql sql = mutant.sql();
+                return new PostgresLeaseStore(url, strategy, PostgresOptions.defaults(), sql, strategy.postgresProtocol(sql));
+            }
             return brokenPostgres != null
                     ? brokenPostgres.open(url, strategy, PostgresOptions.defaults())
                     : PostgresLeaseStore.open(url, strategy, PostgresOptions.defaults());
@@ -105,6 +134,11 @@ final class StoreUnderTest implements ParameterResolver {
             assumeCovered(strategy);
             // The matrix asks whether a variant breaks the rules, not whether it survives a power
             // loss, so its runs skip the fsync of every commit: that makes them several times faster.
+            if (mutant != null) {
+                StoreOptions unsynced = options.withSynchronous(StoreOptions.Synchronous.NORMAL);
+                LeaseSql sql = mutant.sql();
+                return new SqliteLeaseStore(file, strategy, unsynced, sql, strategy.protocol(sql, unsynced));
+            }
             return brokenSqlite != null
                     ? brokenSqlite.open(file, strategy, options.withSynchronous(StoreOptions.Synchronous.NORMAL))
                     : SqliteLeaseStore.open(file, strategy, options);

@@ -21,6 +21,8 @@ class OptionsBoundariesTest {
     void sqliteOptionsTakeOneConnectionAndBusyTimeoutsFromZeroToIntMaxMilliseconds() {
         StoreOptions defaults = StoreOptions.defaults();
         assertEquals(1, defaults.withPoolSize(1).poolSize());
+        assertEquals("poolSize must be at least 1: 0",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withPoolSize(0)).getMessage());
         assertEquals(Duration.ZERO, defaults.withBusyTimeout(Duration.ZERO).busyTimeout());
         assertEquals(LONGEST, defaults.withBusyTimeout(LONGEST).busyTimeout());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withBusyTimeout(TOO_LONG))
@@ -32,8 +34,12 @@ class OptionsBoundariesTest {
     void postgresOptionsTakeOneConnectionAStatementTimeoutOfOneMillisecondAndAConnectTimeoutOf250() {
         PostgresOptions defaults = PostgresOptions.defaults();
         assertEquals(1, defaults.withPoolSize(1).poolSize());
+        assertEquals("poolSize must be at least 1: 0",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withPoolSize(0)).getMessage());
         assertEquals(Duration.ofMillis(1), defaults.withStatementTimeout(Duration.ofMillis(1)).statementTimeout());
         assertEquals(LONGEST, defaults.withStatementTimeout(LONGEST).statementTimeout());
+        assertEquals("statementTimeout must be between 1 and 2147483647 ms: PT0S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ZERO)).getMessage());
         assertEquals("statementTimeout must be between 1 and 2147483647 ms: PT-0.001S",
                 assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ofMillis(-1))).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(TOO_LONG))

@@ -61,6 +61,15 @@ class SessionPoolTest {
     }
 
     @Test
+    void theJitteredBusyWaitReplacesSqlitesBusyTimeout() throws SQLException {
+        // SQLite's busy_timeout is its own busy handler: installing another one sets it to 0.
+        SessionPool pool = pool(StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(1234))
+                .withBusyWait(StoreOptions.BusyWait.JITTERED));
+        assertEquals(OptionalLong.of(0), pool.withSession(s -> s.firstLong("PRAGMA busy_timeout")));
+        pool.close();
+    }
+
+    @Test
     void aSessionIsLentAgainAfterItsOperationButOneThatBrokeIsNot() throws SQLException {
         SessionPool pool = pool(StoreOptions.defaults());
         Session first = pool.withSession(s -> s);
@@ -73,6 +82,28 @@ class SessionPoolTest {
         Session next = pool.withSession(s -> s);
         assertNotSame(first, next);
         assertEquals(OptionalLong.of(1), pool.withSession(s -> s.firstLong("SELECT 1")));
+        pool.close();
+    }
+
+    @Test
+    void aSessionWhoseOperationFailedWithoutBreakingItIsLentAgain() throws SQLException {
+        SessionPool pool = pool(StoreOptions.defaults());
+        Session first = pool.withSession(s -> s);
+        assertThrows(SQLException.class, () -> pool.withSession(s -> s.firstLong("SELECT * FROM no_such_table")));
+        assertSame(first, pool.withSession(s -> s));
+        pool.close();
+    }
+
+    @Test
+    void aSessionThatBrokeInAFailedOperationIsNotLentAgain() throws SQLException {
+        SessionPool pool = pool(StoreOptions.defaults());
+        Session first = pool.withSession(s -> s);
+        assertThrows(SQLException.class, () -> pool.withSession(s -> {
+            s.connection().close();
+            s.rollbackQuietly();
+            throw new SQLException("the operation failed");
+        }));
+        assertNotSame(first, pool.withSession(s -> s));
         pool.close();
     }
 

@@ -95,6 +95,19 @@ class SessionTest {
     }
 
     @Test
+    void aRollbackThatFailsWithoutAMessageRetiresTheConnection() {
+        // A driver may throw an SQLException without a message; only SQLite's own "no transaction
+        // is active" keeps the connection.
+        Connection refusing = (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    throw new SQLException();
+                });
+        Session failing = new Session(refusing);
+        failing.rollbackQuietly();
+        assertFalse(failing.reusable());
+    }
+
+    @Test
     void aJdbcTransactionCommitsOrRollsBackAndAFailedRollbackRetiresTheConnection() throws SQLException {
         session.beginTransaction();
         session.update("INSERT INTO t VALUES (1)");

@@ -31,7 +31,8 @@ record PositionalSql(String sql, int[] arguments) {
         return CACHE.computeIfAbsent(numbered, PositionalSql::translate);
     }
 
-    private static PositionalSql translate(String numbered) {
+    /** The translation itself, uncached: {@link #of} caches it, and tests call it directly. */
+    static PositionalSql translate(String numbered) {
         StringBuilder out = new StringBuilder(numbered.length());
         int[] arguments = new int[8];
         int count = 0;

@@ -1,6 +1,7 @@
 package dev.leaselab.lease;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -39,12 +40,20 @@ class ClaimManyProbeTest {
         try (SqliteLeaseStore store = SqliteLeaseStore.open(dir.resolve("jobs.db"))) {
             store.enqueue("j");
             store.enqueue("k");
-            store.claimMany("j", List.of("A", "B"), 100, 30);
+            assertEquals(1, store.claimMany("j", List.of("A", "B"), 100, 30).stream().filter(OptionalLong::isPresent).count());
             ClaimManyProbe.Recording<OptionalLong> single = ClaimManyProbe.record(() -> store.claim("k", "A", 100, 30));
 
             assertEquals(OptionalLong.of(1), single.result());
             assertEquals(List.of(), single.claims());
         }
+    }
+
+    @Test
+    void aRecordingLeavesTheThreadWithTheProbeThatStampsNothing() {
+        ClaimManyProbe none = ClaimManyProbe.current();
+        assertEquals("claimed", none.stamp("A", () -> "claimed"));
+        assertEquals(List.of(), ClaimManyProbe.record(() -> null).claims());
+        assertSame(none, ClaimManyProbe.current());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.leaselab.lease;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,30 +16,46 @@ class PositionalSqlTest {
 
     @Test
     void numberedParametersBecomePlainOnesBoundInTheOrderTheyAppear() {
-        PositionalSql sql = PositionalSql.of("UPDATE jobs SET until = ?5 WHERE id = ?1 AND (owner = ?2 AND fence = ?3 AND until > ?4)");
+        PositionalSql sql = PositionalSql.translate("UPDATE jobs SET until = ?5 WHERE id = ?1 AND (owner = ?2 AND fence = ?3 AND until > ?4)");
         assertEquals("UPDATE jobs SET until = ? WHERE id = ? AND (owner = ? AND fence = ? AND until > ?)", sql.sql());
         assertArrayEquals(new int[] {4, 0, 1, 2, 3}, sql.arguments());
     }
 
     @Test
     void aParameterUsedTwiceIsBoundTwiceAndOneLeftOutIsNotBound() {
-        PositionalSql sql = PositionalSql.of("SELECT 1 FROM jobs WHERE id = ?1 AND (until <= ?3 OR until = ?3)");
+        PositionalSql sql = PositionalSql.translate("SELECT 1 FROM jobs WHERE id = ?1 AND (until <= ?3 OR until = ?3)");
         assertEquals("SELECT 1 FROM jobs WHERE id = ? AND (until <= ? OR until = ?)", sql.sql());
         assertArrayEquals(new int[] {0, 2, 2}, sql.arguments());
     }
 
     @Test
     void questionMarksInsideQuotesAreText() {
-        PositionalSql sql = PositionalSql.of("SELECT '?1 it''s ?2', \"odd?3\" FROM jobs WHERE id = ?12");
+        PositionalSql sql = PositionalSql.translate("SELECT '?1 it''s ?2', \"odd?3\" FROM jobs WHERE id = ?12");
         assertEquals("SELECT '?1 it''s ?2', \"odd?3\" FROM jobs WHERE id = ?", sql.sql());
         assertArrayEquals(new int[] {11}, sql.arguments());
     }
 
     @Test
     void aBareQuestionMarkIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PositionalSql.of("SELECT ? FROM jobs"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PositionalSql.translate("SELECT ? FROM jobs"));
         assertTrue(e.getMessage().startsWith("unnumbered parameter"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> PositionalSql.of("SELECT ?0 FROM jobs"));
+        assertThrows(IllegalArgumentException.class, () -> PositionalSql.translate("SELECT ?0 FROM jobs"));
+    }
+
+    @Test
+    void eachStatementIsTranslatedOnceAndTheTranslationReused() {
+        String statement = "SELECT id FROM jobs WHERE owner = ?2 AND id = ?1";
+        PositionalSql first = PositionalSql.of(statement);
+        assertSame(first, PositionalSql.of(statement));
+        assertEquals(PositionalSql.translate(statement).sql(), first.sql());
+        assertArrayEquals(new int[] {1, 0}, first.arguments());
+    }
+
+    @Test
+    void moreThanEightPlaceholdersAreAllBound() {
+        PositionalSql sql = PositionalSql.translate("SELECT ?1, ?2, ?3, ?4, ?5, ?1, ?2, ?3, ?4, ?5");
+        assertEquals("SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?", sql.sql());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 0, 1, 2, 3, 4}, sql.arguments());
     }
 
     @Test

@@ -1,0 +1,54 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The edges of the options' ranges: the last value inside each range is taken as given, the first
+ * one outside is refused by name. The error tests of each engine check values far outside; an
+ * off-by-one in a bound only shows here.
+ */
+class OptionsBoundariesTest {
+
+    private static final Duration LONGEST = Duration.ofMillis(Integer.MAX_VALUE);
+    private static final Duration TOO_LONG = LONGEST.plusMillis(1);
+
+    @Test
+    void sqliteOptionsTakeOneConnectionAndBusyTimeoutsFromZeroToIntMaxMilliseconds() {
+        StoreOptions defaults = StoreOptions.defaults();
+        assertEquals(1, defaults.withPoolSize(1).poolSize());
+        assertEquals("poolSize must be at least 1: 0",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withPoolSize(0)).getMessage());
+        assertEquals(Duration.ZERO, defaults.withBusyTimeout(Duration.ZERO).busyTimeout());
+        assertEquals(LONGEST, defaults.withBusyTimeout(LONGEST).busyTimeout());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withBusyTimeout(TOO_LONG))
+                .getMessage().startsWith("busyTimeout must be between 0 and 2147483647 ms"));
+        assertEquals("busyTimeout", assertThrows(NullPointerException.class, () -> defaults.withBusyTimeout(null)).getMessage());
+    }
+
+    @Test
+    void postgresOptionsTakeOneConnectionAStatementTimeoutOfOneMillisecondAndAConnectTimeoutOf250() {
+        PostgresOptions defaults = PostgresOptions.defaults();
+        assertEquals(1, defaults.withPoolSize(1).poolSize());
+        assertEquals("poolSize must be at least 1: 0",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withPoolSize(0)).getMessage());
+        assertEquals(Duration.ofMillis(1), defaults.withStatementTimeout(Duration.ofMillis(1)).statementTimeout());
+        assertEquals(LONGEST, defaults.withStatementTimeout(LONGEST).statementTimeout());
+        assertEquals("statementTimeout must be between 1 and 2147483647 ms: PT0S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ZERO)).getMessage());
+        assertEquals("statementTimeout must be between 1 and 2147483647 ms: PT-0.001S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ofMillis(-1))).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(TOO_LONG))
+                .getMessage().startsWith("statementTimeout must be between 1 and 2147483647 ms"));
+        assertEquals(Duration.ofMillis(250), defaults.withConnectTimeout(Duration.ofMillis(250)).connectTimeout());
+        assertEquals("connectTimeout must be at least 250 ms: PT0.249S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withConnectTimeout(Duration.ofMillis(249))).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withConnectTimeout(TOO_LONG))
+                .getMessage().startsWith("connectTimeout must be between 1 and 2147483647 ms"));
+        assertEquals("connectTimeout", assertThrows(NullPointerException.class, () -> defaults.withConnectTimeout(null)).getMessage());
+    }
+}

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,8 +65,13 @@ class PeerDrainTest {
                 DbSchedulerDrain.Settings.defaults(DbSchedulerDrain.Polling.FETCH, 2), JOBS, 2, 1, DEADLINE,
                 id -> id.endsWith("9"));
 
-        assertEquals(JOBS / 10, r.errors(), r.line());
         assertEquals(JOBS / 10, r.errorsByKind().get("execution failed"), r.line());
+        // Every other error is one of db-scheduler's own events: on SQLite a heartbeat can meet the
+        // write lock and fail (FAILED_HEARTBEAT, seen once in a clean-clone CI run), which the peer
+        // comparison rightly counts, but which this test does not bring about.
+        long schedulerEvents = r.errorsByKind().entrySet().stream().filter(e -> e.getKey().startsWith("scheduler event "))
+                .mapToLong(Map.Entry::getValue).sum();
+        assertEquals(JOBS / 10 + schedulerEvents, r.errors(), r.line() + " " + r.errorsByKind());
         assertEquals(JOBS - JOBS / 10, r.acceptedCompletions(), r.line());
         assertEquals(JOBS / 10, r.left(), r.line());
         assertEquals(JOBS, r.distinctRun(), r.line());

@@ -53,16 +53,30 @@ class ProcessDrainRaceTest {
         assertEquals("ok", race.integrity());
     }
 
+    /**
+     * A control is raced again with a new seed when a race did not catch it, up to
+     * {@link StressRun#DRAIN_CONTROL_ATTEMPTS} races, as the stress run does: a stale writer shows
+     * only when the paused worker's late complete lands between another worker's claim of its job
+     * and that worker's own complete, which one 2 s race with one pause does not always bring about
+     * (a clean-clone CI run missed COMPLETE_WITHOUT_FENCE_CHECK/IMMEDIATE in its one race).
+     */
     @ParameterizedTest
     @MethodSource("controls")
     void everyControlIsCaught(StoreUnderTest control) {
-        ProcessDrainDriver.DrainResult result = ProcessDrainDriver.run(control, dir,
-                new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 200, 42));
+        ProcessDrainDriver.DrainResult result = null;
+        for (int attempt = 1; attempt <= StressRun.DRAIN_CONTROL_ATTEMPTS; attempt++) {
+            result = ProcessDrainDriver.run(control, dir.resolve("attempt-" + attempt),
+                    new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 200, 42 + attempt - 1));
+            RaceResult race = result.race();
+            System.out.println("process drain control " + control + ", race " + attempt + ": " + result.summary() + "; caught: "
+                    + (race.firstViolation() == null ? "-" : race.firstViolation().lines().findFirst().orElse("")));
+            if (race.violated()) {
+                break;
+            }
+        }
         RaceResult race = result.race();
-        System.out.println("process drain control " + control + ": " + result.summary() + "; caught: "
-                + (race.firstViolation() == null ? "-" : race.firstViolation().lines().findFirst().orElse("")));
 
-        assertTrue(race.violated(), control + " came through: " + result.summary());
+        assertTrue(race.violated(), control + " came through " + StressRun.DRAIN_CONTROL_ATTEMPTS + " races, the last: " + result.summary());
         if (control.isStaleWriterControl()) {
             // Caught by what it breaks: a paused worker's late complete accepted under another's lease.
             assertTrue(result.pausedWrites() > result.pausedWritesRefused(), result::summary);

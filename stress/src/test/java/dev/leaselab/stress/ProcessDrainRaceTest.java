@@ -55,7 +55,7 @@ class ProcessDrainRaceTest {
 
     /**
      * A control is raced again with a new seed when a race did not catch it, up to
-     * {@link StressRun#DRAIN_CONTROL_ATTEMPTS} races, as the stress run does: a stale writer shows
+     * {@link StressRun#CONTROL_ATTEMPTS} races, as the stress run does: a stale writer shows
      * only when the paused worker's late complete lands between another worker's claim of its job
      * and that worker's own complete, which one 2 s race with one pause does not always bring about
      * (a clean-clone CI run missed COMPLETE_WITHOUT_FENCE_CHECK/IMMEDIATE in its one race).
@@ -64,7 +64,7 @@ class ProcessDrainRaceTest {
     @MethodSource("controls")
     void everyControlIsCaught(StoreUnderTest control) {
         ProcessDrainDriver.DrainResult result = null;
-        for (int attempt = 1; attempt <= StressRun.DRAIN_CONTROL_ATTEMPTS; attempt++) {
+        for (int attempt = 1; attempt <= StressRun.CONTROL_ATTEMPTS; attempt++) {
             result = ProcessDrainDriver.run(control, dir.resolve("attempt-" + attempt),
                     new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 200, 42 + attempt - 1));
             RaceResult race = result.race();
@@ -76,7 +76,7 @@ class ProcessDrainRaceTest {
         }
         RaceResult race = result.race();
 
-        assertTrue(race.violated(), control + " came through " + StressRun.DRAIN_CONTROL_ATTEMPTS + " races, the last: " + result.summary());
+        assertTrue(race.violated(), control + " came through " + StressRun.CONTROL_ATTEMPTS + " races, the last: " + result.summary());
         if (control.isStaleWriterControl()) {
             // Caught by what it breaks: a paused worker's late complete accepted under another's lease.
             assertTrue(result.pausedWrites() > result.pausedWritesRefused(), result::summary);

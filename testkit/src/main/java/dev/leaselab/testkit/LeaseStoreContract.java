@@ -606,10 +606,11 @@ public abstract class LeaseStoreContract {
      * must be handed out exactly once, with fence 1. The test also counts how many claimNext calls
      * overlapped in time: a drain whose calls never met would prove nothing, so it must see some.
      *
-     * <p>A call that fails with a {@link LeaseStoreException} (on a loaded machine, SQLite's lock
-     * can stay busy past the timeout: a CI run at load 17 failed here) is tried again, as a worker
-     * would, a few times at most per worker: the contract says such a call changed nothing, and
-     * the exactly-once check sees it if it did (its jobs would be held and never handed out).
+     * <p>A call that fails with a {@link LeaseStoreException} (on a loaded machine SQLite's lock
+     * can stay busy past the timeout; this test failed now and then under load, for a reason not
+     * yet pinned down) is tried again, as a worker would, a few times at most per worker: the
+     * contract says such a call changed nothing, and the exactly-once checks see it if it did
+     * (its jobs would be held and never handed out).
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("subjects")

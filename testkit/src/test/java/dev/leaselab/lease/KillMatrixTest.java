@@ -74,8 +74,8 @@ class KillMatrixTest {
      *
      * <p>Only the tests that call claimMany run (its own tests and the error tests, which call
      * every operation): the variant changes nothing else, so no other test can blame it, and a
-     * test that fails for reasons of its own (a CI run failed here when the drain test, which
-     * never calls claimMany, failed on a machine at load 17) would fail this one for nothing.
+     * test that fails for reasons of its own (a clean-clone CI run failed here when the drain
+     * test, which never calls claimMany, failed) would fail this one for nothing.
      */
     @Test
     void aClaimManyThatNeverRacesIsCaughtOnlyByTheOverlapTestSayingSo() {

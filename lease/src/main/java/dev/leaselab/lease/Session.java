@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -120,8 +121,11 @@ final class Session implements AutoCloseable {
      * is fine; a rollback that fails for another reason marks this connection as unusable.
      */
     void rollbackQuietly() {
-        try {
-            execute("ROLLBACK");
+        // Not a cached statement: once a prepared ROLLBACK has failed with "no transaction is
+        // active", sqlite-jdbc fails its next run too, inside a transaction, which then retired the
+        // connection (SessionTest). Rollbacks are rare enough to prepare each time.
+        try (Statement rollback = connection.createStatement()) {
+            rollback.execute("ROLLBACK");
         } catch (SQLException e) {
             if (e.getMessage() == null || !e.getMessage().contains("no transaction is active")) {
                 broken = true;

@@ -95,6 +95,22 @@ class SessionTest {
     }
 
     @Test
+    void aRollbackAfterOneThatFoundNoTransactionStillRollsBack() throws SQLException {
+        // SQLite rolls a transaction back by itself after some errors; the store's own ROLLBACK then
+        // fails with "no transaction is active", and the next transaction must still roll back.
+        session.rollbackQuietly();
+        assertTrue(session.reusable());
+
+        session.execute("BEGIN IMMEDIATE");
+        session.update("INSERT INTO t VALUES (1)");
+        session.rollbackQuietly();
+
+        assertTrue(session.reusable());
+        assertEquals(List.of(), session.strings("SELECT x FROM t"));
+        assertTrue(connection.getAutoCommit());
+    }
+
+    @Test
     void aRollbackThatFailsWithoutAMessageRetiresTheConnection() {
         // A driver may throw an SQLException without a message; only SQLite's own "no transaction
         // is active" keeps the connection.

@@ -83,6 +83,11 @@ public final class ProcessDrainDriver {
                 throw new IllegalArgumentException("ttlMillis must be at least 50: " + ttlMillis);
             }
         }
+
+        /** The same settings with another seed: a race again that is not the same race. */
+        public Settings withSeed(long newSeed) {
+            return new Settings(workers, duration, kills, pauses, jobsPerRound, ttlMillis, newSeed);
+        }
     }
 
     /**
@@ -209,7 +214,7 @@ public final class ProcessDrainDriver {
         List<Op> ops = new ArrayList<>();
         histories.forEach(h -> ops.addAll(JsonLinesHistory.read(h)));
         // A worker that crashed on its own makes the run worthless: report it like a broken file.
-        String integrity = crashes.isEmpty() ? db.integrityCheck() : String.join("; ", crashes);
+        String integrity = crashes.isEmpty() ? db.integrityCheck() : WorkerFleet.CRASHED + String.join("; ", crashes);
         CheckReport check = HistoryChecker.checkDrained(ops, db.rows(), DrainWorker::result);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();
         long[] calls = overlappingCalls(ops);

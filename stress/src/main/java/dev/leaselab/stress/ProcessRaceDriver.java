@@ -63,6 +63,11 @@ public final class ProcessRaceDriver {
                 throw new IllegalArgumentException("ttlMillis must be at least 10: " + ttlMillis);
             }
         }
+
+        /** The same settings with another seed: a race again that is not the same race. */
+        public Settings withSeed(long newSeed) {
+            return new Settings(workers, duration, kills, pauses, slots, ttlMillis, newSeed);
+        }
     }
 
     private final StoreUnderTest sut;
@@ -145,7 +150,7 @@ public final class ProcessRaceDriver {
         List<Op> ops = new ArrayList<>();
         histories.forEach(h -> ops.addAll(JsonLinesHistory.read(h)));
         // A worker that crashed on its own makes the run worthless: report it like a broken file.
-        String integrity = crashes.isEmpty() ? db.integrityCheck() : String.join("; ", crashes);
+        String integrity = crashes.isEmpty() ? db.integrityCheck() : WorkerFleet.CRASHED + String.join("; ", crashes);
         CheckReport check = HistoryChecker.check(ops, db.rows());
         long[] overlap = countRaces(ops);
         long unknown = ops.stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count();

@@ -24,8 +24,8 @@ package dev.leaselab.stress;
  * @param check the history checker's verdict on the whole run
  * @param kills workers killed with SIGKILL
  * @param pauses workers paused with SIGSTOP past their lease and resumed
- * @param integrity the answer of {@code PRAGMA integrity_check} after the run ("ok"), or what
- *     went wrong with a worker that crashed on its own
+ * @param integrity the answer of {@code PRAGMA integrity_check} after the run ("ok"), or, after
+ *     {@link WorkerFleet#CRASHED}, what went wrong with workers that crashed or hung on their own
  * @param millis how long the run took
  */
 public record RaceResult(String store, String mode, long races, long racesWithOverlap, long operations,

@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
 
 /**
  * One run of the gate: every correct store and every negative control of the chosen engines
@@ -113,43 +116,60 @@ public final class StressRun {
      */
     static final int CONTROL_ATTEMPTS = 5;
 
+    /**
+     * The race that ended a {@link #raceUntilCaught} loop.
+     *
+     * @param result what the race gave
+     * @param attempt its number, from 1
+     */
+    record LastRace<R>(R result, int attempt) {
+    }
+
+    /**
+     * Races again, with the attempt's number (from 1) passed to {@code race}, until {@code caught}
+     * holds of a result or {@code attempts} races have run; tells {@code missed} of every race
+     * that is followed by another.
+     */
+    static <R> LastRace<R> raceUntilCaught(int attempts, IntFunction<R> race, Predicate<R> caught,
+            ObjIntConsumer<R> missed) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
+        }
+        R result = race.apply(1);
+        int attempt = 1;
+        while (attempt < attempts && !caught.test(result)) {
+            missed.accept(result, attempt);
+            result = race.apply(++attempt);
+        }
+        return new LastRace<>(result, attempt);
+    }
+
     private void processRace(StoreUnderTest store) {
         ProcessRaceDriver.Settings base = plan.processSettings();
         int attempts = store.isControl() ? CONTROL_ATTEMPTS : 1;
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            ProcessRaceDriver.Settings settings = new ProcessRaceDriver.Settings(base.workers(), base.duration(),
-                    base.kills(), base.pauses(), base.slots(), base.ttlMillis(), base.seed() + attempt - 1);
-            RaceResult result = ProcessRaceDriver.run(store,
-                    attempt == 1 ? work : work.resolve("process-attempt-" + attempt), settings);
-            Verdict verdict = Verdict.of(store, result, plan.minProcessOverlap());
-            if (verdict.outcome() == Verdict.Outcome.MISSED && attempt < attempts) {
-                progress.println(store.name() + " processes: not caught in attempt " + attempt + " of " + attempts
-                        + ", racing again");
-                continue;
-            }
-            record(result, verdict);
-            return;
-        }
+        LastRace<RaceResult> last = raceUntilCaught(attempts,
+                attempt -> ProcessRaceDriver.run(store,
+                        attempt == 1 ? work : work.resolve("process-attempt-" + attempt),
+                        base.withSeed(base.seed() + attempt - 1)),
+                result -> Verdict.of(store, result, plan.minProcessOverlap()).outcome() != Verdict.Outcome.MISSED,
+                (result, attempt) -> progress.println(store.name() + " processes: not caught in attempt " + attempt
+                        + " of " + attempts + ", racing again"));
+        record(last.result(), Verdict.of(store, last.result(), plan.minProcessOverlap()));
     }
 
     private void drain(StoreUnderTest store) {
         ProcessDrainDriver.Settings base = plan.processDrainSettings();
         int attempts = store.isControl() ? CONTROL_ATTEMPTS : 1;
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            ProcessDrainDriver.Settings settings = new ProcessDrainDriver.Settings(base.workers(), base.duration(),
-                    base.kills(), base.pauses(), base.jobsPerRound(), base.ttlMillis(), base.seed() + attempt - 1);
-            ProcessDrainDriver.DrainResult result = ProcessDrainDriver.run(store,
-                    attempt == 1 ? work : work.resolve("drain-attempt-" + attempt), settings);
-            Verdict verdict = Verdict.ofProcessDrain(store, result, plan.minProcessOverlap());
-            if (verdict.outcome() == Verdict.Outcome.MISSED && attempt < attempts) {
-                progress.println(store.name() + " process-drain: not caught in attempt " + attempt + " of " + attempts
-                        + ", racing again");
-                continue;
-            }
-            record(result.race(), verdict);
-            progress.println("    " + result.summary() + (attempt > 1 ? " (attempt " + attempt + ")" : ""));
-            return;
-        }
+        LastRace<ProcessDrainDriver.DrainResult> last = raceUntilCaught(attempts,
+                attempt -> ProcessDrainDriver.run(store,
+                        attempt == 1 ? work : work.resolve("drain-attempt-" + attempt),
+                        base.withSeed(base.seed() + attempt - 1)),
+                result -> Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()).outcome()
+                        != Verdict.Outcome.MISSED,
+                (result, attempt) -> progress.println(store.name() + " process-drain: not caught in attempt " + attempt
+                        + " of " + attempts + ", racing again"));
+        record(last.result().race(), Verdict.ofProcessDrain(store, last.result(), plan.minProcessOverlap()));
+        progress.println("    " + last.result().summary() + (last.attempt() > 1 ? " (attempt " + last.attempt() + ")" : ""));
     }
 
     private List<Verdict> runGuest() {

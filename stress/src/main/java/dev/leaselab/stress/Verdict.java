@@ -128,7 +128,7 @@ public record Verdict(String store, String check, boolean control, long races, l
         if (!result.check().passed()) {
             return result.check().describeViolations(1);
         }
-        return "integrity_check: " + result.integrity();
+        return (result.integrity().startsWith(WorkerFleet.CRASHED) ? "" : "integrity_check: ") + result.integrity();
     }
 
     /** One line of the table. */

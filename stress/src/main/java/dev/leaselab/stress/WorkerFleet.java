@@ -27,6 +27,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class WorkerFleet implements AutoCloseable {
 
+    /**
+     * How a race result's {@code integrity} begins when workers failed on their own: the file's
+     * {@code integrity_check} did not run, and the run is worthless.
+     */
+    static final String CRASHED = "workers failed, integrity_check not run: ";
+
     /** A worker's main class and arguments, given its name and its history file. */
     interface Command {
         List<String> of(String name, Path history);
@@ -196,7 +202,8 @@ final class WorkerFleet implements AutoCloseable {
         for (Worker worker : live) {
             try {
                 if (!worker.process.waitFor(30, TimeUnit.SECONDS)) {
-                    crashes.add(worker.name + " did not stop");
+                    crashes.add(worker.name + " did not stop within 30 s of the stop file (" + historyLines(worker.name)
+                            + " lines of history: none means its JVM never got to run, a starved machine rather than a store at fault)");
                 } else if (worker.process.exitValue() != 0) {
                     crashes.add(worker.name + " exited with " + worker.process.exitValue() + " (see "
                             + dir.resolve(worker.name + ".err") + ")");
@@ -207,6 +214,14 @@ final class WorkerFleet implements AutoCloseable {
             }
         }
         return crashes;
+    }
+
+    private long historyLines(String worker) {
+        try (var lines = Files.lines(dir.resolve(worker + ".jsonl"))) {
+            return lines.count();
+        } catch (IOException | UncheckedIOException e) {
+            return 0;
+        }
     }
 
     /** Kills what is left and waits until it is gone: a worker still writing its history would look like damage. */

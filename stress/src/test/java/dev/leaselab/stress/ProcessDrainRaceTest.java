@@ -63,17 +63,19 @@ class ProcessDrainRaceTest {
     @ParameterizedTest
     @MethodSource("controls")
     void everyControlIsCaught(StoreUnderTest control) {
-        ProcessDrainDriver.DrainResult result = null;
-        for (int attempt = 1; attempt <= StressRun.CONTROL_ATTEMPTS; attempt++) {
-            result = ProcessDrainDriver.run(control, dir.resolve("attempt-" + attempt),
-                    new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 200, 42 + attempt - 1));
-            RaceResult race = result.race();
-            System.out.println("process drain control " + control + ", race " + attempt + ": " + result.summary() + "; caught: "
-                    + (race.firstViolation() == null ? "-" : race.firstViolation().lines().findFirst().orElse("")));
-            if (race.violated()) {
-                break;
-            }
-        }
+        ProcessDrainDriver.Settings settings = new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 200, 42);
+        ProcessDrainDriver.DrainResult result = StressRun.raceUntilCaught(StressRun.CONTROL_ATTEMPTS,
+                attempt -> {
+                    ProcessDrainDriver.DrainResult drained = ProcessDrainDriver.run(control,
+                            dir.resolve("attempt-" + attempt), settings.withSeed(settings.seed() + attempt - 1));
+                    RaceResult race = drained.race();
+                    System.out.println("process drain control " + control + ", race " + attempt + ": "
+                            + drained.summary() + "; caught: " + (race.firstViolation() == null ? "-"
+                                    : race.firstViolation().lines().findFirst().orElse("")));
+                    return drained;
+                },
+                drained -> drained.race().violated(),
+                (drained, attempt) -> { }).result();
         RaceResult race = result.race();
 
         assertTrue(race.violated(), control + " came through " + StressRun.CONTROL_ATTEMPTS + " races, the last: " + result.summary());

@@ -293,6 +293,33 @@ public enum BrokenStore {
                 }
             };
         }
+    },
+
+    /**
+     * A queue whose lock is never free: every claimNext fails as SQLite's busy past the timeout
+     * does. The negative control of the drain test's bounded retry of a failed claimNext, which
+     * must give up and fail instead of trying forever.
+     */
+    CLAIM_NEXT_ALWAYS_BUSY("the drain test's retry bound (added here)") {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public Optional<Lease> claimNext(String owner, double now, double ttl) {
+                    throw busy();
+                }
+
+                @Override
+                public List<Lease> claimNext(String owner, double now, double ttl, int max) {
+                    throw busy();
+                }
+
+                private LeaseStoreException busy() {
+                    return new LeaseStoreException("the queue is locked",
+                            new java.sql.SQLException("[SQLITE_BUSY] The database file is locked (a broken variant)"));
+                }
+            };
+        }
     };
 
     private final String origin;

@@ -19,10 +19,12 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -93,6 +95,33 @@ class KillMatrixTest {
             assertEquals("LeaseContractTest.claimManyClaimsOverlapInTime", testName(event.getTestDescriptor()),
                     () -> "caught by another test, on " + event.getTestDescriptor().getDisplayName() + ": " + failure);
             assertTrue(failure.getMessage().contains("never overlapped in time"), failure.getMessage());
+            caughtOn.add(event.getTestDescriptor().getDisplayName());
+        }
+        SortedSet<String> sqlite = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.SQLITE).stream().map(Enum::name).toList());
+        assertEquals(sqlite, caughtOn);
+    }
+
+    /**
+     * The drain test tries a claimNext that failed with a {@link LeaseStoreException} again, a few
+     * times per worker: a store whose every claimNext fails must still fail it, on every SQLite
+     * strategy, by the bound and not by a hang (the timeout turns a drain that never gives up
+     * into a failure).
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aDrainWhoseEveryClaimNextFailsGivesUpAfterItsRetries() {
+        EngineExecutionResults results = ContractSuiteRun.run(
+                Map.of(StoreUnderTest.BROKEN_STORE, BrokenStore.CLAIM_NEXT_ALWAYS_BUSY.name()), ContractSuiteRun.CONTRACT_SUITE,
+                method -> method.equals("workersDrainingOneQueueAtOnceAreEachHandedDifferentJobs"));
+
+        SortedSet<String> caughtOn = new TreeSet<>();
+        for (Event event : results.testEvents().failed().list()) {
+            Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
+            String messages = "";
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                messages += t + "\n";
+            }
+            assertTrue(messages.contains("claimNext failed 4 times"), messages);
             caughtOn.add(event.getTestDescriptor().getDisplayName());
         }
         SortedSet<String> sqlite = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.SQLITE).stream().map(Enum::name).toList());

@@ -5,8 +5,7 @@ import java.util.function.Function;
 /**
  * The methods of {@link LeaseSql} that the generated mutants change: each operation's rule (a
  * {@code WHERE} fragment) and effect (a {@code SET} fragment). Each constant reads its fragment from
- * a {@link LeaseSql} and builds a {@link LeaseSql} whose one method returns another text, as the
- * hand-written variants of {@link BrokenStore} do.
+ * a {@link LeaseSql} and builds a {@link LeaseSql} whose one method returns another text.
  *
  * <p>{@code enqueue()} and {@code claimNextInOneStatement(engine)} are not here: the first has no
  * comparison, conjunct or increment to mutate, and the second is built from {@link #CLAIM_EFFECT}
@@ -14,105 +13,15 @@ import java.util.function.Function;
  */
 enum SqlFragment {
 
-    CLAIMABLE("claimable", Role.RULE, LeaseSql::claimable) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String claimable() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    NEXT_CLAIMABLE("nextClaimable", Role.RULE, LeaseSql::nextClaimable) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String nextClaimable() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    RENEWABLE("renewable", Role.RULE, LeaseSql::renewable) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String renewable() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    COMPLETABLE("completable", Role.RULE, LeaseSql::completable) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String completable() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    RELEASABLE("releasable", Role.RULE, LeaseSql::releasable) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String releasable() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    CLAIM_EFFECT("claimEffect", Role.EFFECT, LeaseSql::claimEffect) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String claimEffect() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    RENEW_EFFECT("renewEffect", Role.EFFECT, LeaseSql::renewEffect) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String renewEffect() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    COMPLETE_EFFECT("completeEffect", Role.EFFECT, LeaseSql::completeEffect) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String completeEffect() {
-                    return fragment;
-                }
-            };
-        }
-    },
-    RELEASE_EFFECT("releaseEffect", Role.EFFECT, LeaseSql::releaseEffect) {
-        @Override
-        LeaseSql returning(String fragment) {
-            return new LeaseSql() {
-                @Override
-                String releaseEffect() {
-                    return fragment;
-                }
-            };
-        }
-    };
+    CLAIMABLE("claimable", Role.RULE, LeaseSql::claimable),
+    NEXT_CLAIMABLE("nextClaimable", Role.RULE, LeaseSql::nextClaimable),
+    RENEWABLE("renewable", Role.RULE, LeaseSql::renewable),
+    COMPLETABLE("completable", Role.RULE, LeaseSql::completable),
+    RELEASABLE("releasable", Role.RULE, LeaseSql::releasable),
+    CLAIM_EFFECT("claimEffect", Role.EFFECT, LeaseSql::claimEffect),
+    RENEW_EFFECT("renewEffect", Role.EFFECT, LeaseSql::renewEffect),
+    COMPLETE_EFFECT("completeEffect", Role.EFFECT, LeaseSql::completeEffect),
+    RELEASE_EFFECT("releaseEffect", Role.EFFECT, LeaseSql::releaseEffect);
 
     /** What a fragment is: a conjunction of comparisons, or a list of assignments. */
     enum Role {
@@ -145,5 +54,67 @@ enum SqlFragment {
     }
 
     /** The contract's SQL with this one method returning {@code fragment} instead. */
-    abstract LeaseSql returning(String fragment);
+    LeaseSql returning(String fragment) {
+        return new OneFragmentReplaced(this, fragment);
+    }
+
+    /** {@link LeaseSql} with the method of one constant returning another text; every other method is the contract's. */
+    private static final class OneFragmentReplaced extends LeaseSql {
+        private final SqlFragment replaced;
+        private final String fragment;
+
+        OneFragmentReplaced(SqlFragment replaced, String fragment) {
+            this.replaced = replaced;
+            this.fragment = fragment;
+        }
+
+        private String or(SqlFragment method, String contract) {
+            return method == replaced ? fragment : contract;
+        }
+
+        @Override
+        String claimable() {
+            return or(CLAIMABLE, super.claimable());
+        }
+
+        @Override
+        String nextClaimable() {
+            return or(NEXT_CLAIMABLE, super.nextClaimable());
+        }
+
+        @Override
+        String renewable() {
+            return or(RENEWABLE, super.renewable());
+        }
+
+        @Override
+        String completable() {
+            return or(COMPLETABLE, super.completable());
+        }
+
+        @Override
+        String releasable() {
+            return or(RELEASABLE, super.releasable());
+        }
+
+        @Override
+        String claimEffect() {
+            return or(CLAIM_EFFECT, super.claimEffect());
+        }
+
+        @Override
+        String renewEffect() {
+            return or(RENEW_EFFECT, super.renewEffect());
+        }
+
+        @Override
+        String completeEffect() {
+            return or(COMPLETE_EFFECT, super.completeEffect());
+        }
+
+        @Override
+        String releaseEffect() {
+            return or(RELEASE_EFFECT, super.releaseEffect());
+        }
+    }
 }

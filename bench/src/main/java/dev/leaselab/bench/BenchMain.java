@@ -165,7 +165,14 @@ public final class BenchMain implements Callable<Integer> {
                 spec.commandLine().getErr().flush();
             }
             p = postgres.profile();
+            if (resume && runId == null) {
+                throw new IllegalArgumentException("--resume needs --run-id: the run folder to continue");
+            }
             if (dryRun) {
+                if (resume) {
+                    p = RunFolder.remaining(output.resolve(runId), p);
+                    out.println("resuming " + output.resolve(runId) + ": only the forks without a result there");
+                }
                 p.steps().forEach(s -> out.println("  " + s.describe()));
                 p.openLoops().forEach(o -> out.println("  " + o.describe()));
                 out.printf(Locale.ROOT, "%d forks, estimated %d min without stalls, at most about %d min%n", p.forkRuns(),
@@ -176,9 +183,6 @@ public final class BenchMain implements Callable<Integer> {
                             postgres.record().get("source"));
                 }
                 return 0;
-            }
-            if (resume && runId == null) {
-                throw new IllegalArgumentException("--resume needs --run-id: the run folder to continue");
             }
             String id = runId != null ? runId
                     : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + p.name();

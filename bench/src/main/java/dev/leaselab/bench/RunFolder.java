@@ -80,23 +80,11 @@ final class RunFolder {
      * @throws IllegalArgumentException if the folder holds no run, or a run of another profile
      */
     static RunFolder resume(Path folder, Profile profile, PostgresTarget.Plan postgres) {
+        Profile todo = remaining(folder, profile);
         Path envFile = folder.resolve(ENVIRONMENT);
-        if (!Files.isRegularFile(envFile)) {
-            throw new IllegalArgumentException("--resume: " + folder + " holds no earlier run (no environment.json)");
-        }
         Map<String, Object> environment = Json.MAPPER.convertValue(Json.read(envFile),
                 new TypeReference<LinkedHashMap<String, Object>>() {});
-        String earlierProfile = Json.read(envFile).path("settings").path("profile").asText();
-        if (!earlierProfile.equals(profile.name())) {
-            throw new IllegalArgumentException("--resume: " + folder + " holds a run of profile '" + earlierProfile
-                    + "', not '" + profile.name() + "'");
-        }
-        Path jsonFile = folder.resolve(BenchResults.JMH_JSON);
-        ArrayNode earlier = Files.isRegularFile(jsonFile) ? (ArrayNode) Json.read(jsonFile) : Json.MAPPER.createArrayNode();
-        Set<ForkKey> measured = new HashSet<>();
-        earlier.forEach(r -> measured.add(BenchResults.key(r, jsonFile)));
-        Profile todo = profile.withSteps(missingSteps(profile, measured));
-        RunFolder run = new RunFolder(folder, environment, earlier, Json.read(envFile).path("durationSeconds").asLong(0), todo);
+        RunFolder run = new RunFolder(folder, environment, earlierResults(folder), Json.read(envFile).path("durationSeconds").asLong(0), todo);
         run.dropTally(todo);
         Map<String, Object> resumption = new LinkedHashMap<>();
         resumption.put("started", Instant.now().toString());
@@ -113,6 +101,32 @@ final class RunFolder {
         resumptions.add(resumption);
         run.writeEnvironment();
         return run;
+    }
+
+    /**
+     * The forks of {@code profile} that have no result in {@code folder}: what {@link #resume} would
+     * run, read without changing the folder (a dry run of a resumption prints it).
+     *
+     * @throws IllegalArgumentException if the folder holds no run, or a run of another profile
+     */
+    static Profile remaining(Path folder, Profile profile) {
+        Path envFile = folder.resolve(ENVIRONMENT);
+        if (!Files.isRegularFile(envFile)) {
+            throw new IllegalArgumentException("--resume: " + folder + " holds no earlier run (no environment.json)");
+        }
+        String earlierProfile = Json.read(envFile).path("settings").path("profile").asText();
+        if (!earlierProfile.equals(profile.name())) {
+            throw new IllegalArgumentException("--resume: " + folder + " holds a run of profile '" + earlierProfile
+                    + "', not '" + profile.name() + "'");
+        }
+        Set<ForkKey> measured = new HashSet<>();
+        earlierResults(folder).forEach(r -> measured.add(BenchResults.key(r, folder.resolve(BenchResults.JMH_JSON))));
+        return profile.withSteps(missingSteps(profile, measured));
+    }
+
+    private static ArrayNode earlierResults(Path folder) {
+        Path jsonFile = folder.resolve(BenchResults.JMH_JSON);
+        return Files.isRegularFile(jsonFile) ? (ArrayNode) Json.read(jsonFile) : Json.MAPPER.createArrayNode();
     }
 
     Path path() {

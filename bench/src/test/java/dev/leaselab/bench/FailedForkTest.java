@@ -55,6 +55,17 @@ class FailedForkTest {
         assertTrue(Files.readString(run.resolve("jmh.log")).contains(FailingSetup.MESSAGE), "the exception is logged");
         double floorScore = rows.get(0).score();
 
+        // A dry run of the resumption names the two forks it would run and leaves the folder as it is.
+        String environmentBefore = Files.readString(run.resolve("environment.json"));
+        ByteArrayOutputStream plan = new ByteArrayOutputStream();
+        int planned = BenchMain.execute(new PrintStream(plan, true, StandardCharsets.UTF_8),
+                "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--benchmarks", "FloorBenchmark.update,ClaimBenchmark.hotJob", "--output", results.toString(), "--run-id", "broken",
+                "--resume", "--dry-run");
+        String planConsole = plan.toString(StandardCharsets.UTF_8);
+        assertEquals(0, planned, planConsole);
+        assertTrue(planConsole.contains("\n2 forks, estimated"), planConsole);
+        assertEquals(environmentBefore, Files.readString(run.resolve("environment.json")));
+
         ByteArrayOutputStream again = new ByteArrayOutputStream();
         int resumed = BenchMain.execute(new PrintStream(again, true, StandardCharsets.UTF_8),
                 "run", "--profile", "smoke", "--storages", "WAL_NORMAL", "--benchmarks", "FloorBenchmark.update,ClaimBenchmark.hotJob", "--output", results.toString(), "--run-id", "broken",

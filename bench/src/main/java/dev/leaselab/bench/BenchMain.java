@@ -130,6 +130,8 @@ public final class BenchMain implements Callable<Integer> {
         int iterationMillis;
         @Option(names = "--no-open-loop", description = "leave out the profile's open-loop latency runs (OpenLoopMain)")
         boolean noOpenLoop;
+        @Option(names = "--no-processes", description = "leave out the profile's multi-process runs (MultiProcessMain)")
+        boolean noProcesses;
         @Option(names = "--busy-wait", description = "how every SQLite connection waits for the lock: SQLITE_SLEEPS "
                 + "(SQLite's busy handler) or JITTERED (default: the profile's; gate runs JITTERED, the others the store's default)")
         StoreOptions.BusyWait busyWait;
@@ -156,6 +158,11 @@ public final class BenchMain implements Callable<Integer> {
                 p = p.withOpenLoops(List.of());
             }
             p = p.withOpenLoops(p.openLoops().stream().filter(o -> threads == null || threads.contains(o.threads())).toList());
+            // So do the multi-process runs (hot claims too), and a run narrowed by thread count.
+            if (noProcesses || benchmarks != null && !benchmarks.contains(BenchmarkId.CLAIM_HOT) || modes != null
+                    || threads != null) {
+                p = p.withMultiProcess(List.of());
+            }
             java.io.PrintWriter out = spec.commandLine().getOut();
             // Before anything runs: without a server the PostgreSQL steps are dropped, loudly; a
             // server that is named but does not answer is an error (a dry run does not contact it).
@@ -175,6 +182,7 @@ public final class BenchMain implements Callable<Integer> {
                 }
                 p.steps().forEach(s -> out.println("  " + s.describe()));
                 p.openLoops().forEach(o -> out.println("  " + o.describe()));
+                p.multiProcess().forEach(m -> out.println("  " + m.describe()));
                 out.printf(Locale.ROOT, "%d forks, estimated %d min without stalls, at most about %d min%n", p.forkRuns(),
                         Math.round(p.estimatedSeconds() / 60), Math.round(p.worstCaseSeconds() / 60));
                 if (Boolean.TRUE.equals(postgres.record().get("measured"))) {

@@ -62,7 +62,7 @@ final class BenchRun {
      */
     static Outcome run(Profile profile, Path folder, PrintWriter console, boolean report, boolean resume,
                        PostgresTarget.Plan postgres) throws RunnerException {
-        if (profile.steps().isEmpty() && profile.openLoops().isEmpty()) {
+        if (profile.steps().isEmpty() && profile.openLoops().isEmpty() && profile.multiProcess().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
         }
         RunFolder run = resume ? RunFolder.resume(folder, profile, postgres) : RunFolder.start(folder, profile, postgres);
@@ -88,7 +88,10 @@ final class BenchRun {
             }
         }
         // After the JMH forks, so that no fork shares the CPUs with an open-loop JVM.
-        List<String> failedOpenLoops = OpenLoopRuns.run(todo, folder, console, resume);
+        List<String> failedOpenLoops = new ArrayList<>(OpenLoopRuns.run(todo, folder, console, resume));
+        // Last: each run starts several worker JVMs that must have the CPUs to themselves.
+        failedOpenLoops.addAll(MultiProcessRuns.run(todo, folder, console, resume).stream()
+                .map(f -> "processes " + f).toList());
         List<ForkKey> failedForks = run.failedForks(profile);
         long seconds = Math.round((System.nanoTime() - start) / 1e9);
         run.finish(failedForks, seconds);
@@ -101,7 +104,7 @@ final class BenchRun {
                     profile.forkRuns(), failedForks.stream().map(ForkKey::describe).toList());
         }
         if (!failedOpenLoops.isEmpty()) {
-            console.printf(Locale.ROOT, "%d open-loop runs failed: %s%n", failedOpenLoops.size(), failedOpenLoops);
+            console.printf(Locale.ROOT, "%d open-loop or multi-process runs failed: %s%n", failedOpenLoops.size(), failedOpenLoops);
         }
         return new Outcome(folder, failedForks, failedOpenLoops);
     }
@@ -120,11 +123,11 @@ final class BenchRun {
      *
      * @param folder the results folder
      * @param failedForks the forks that produced no result (empty when all ran)
-     * @param failedOpenLoops the open-loop runs that failed, as text (empty when all ran)
+     * @param failedOpenLoops the open-loop and multi-process runs that failed, as text (empty when all ran)
      */
     record Outcome(Path folder, List<ForkKey> failedForks, List<String> failedOpenLoops) {
 
-        /** Whether every fork and every open-loop run produced its result. */
+        /** Whether every fork, every open-loop run and every multi-process run produced its result. */
         boolean complete() {
             return failedForks.isEmpty() && failedOpenLoops.isEmpty();
         }

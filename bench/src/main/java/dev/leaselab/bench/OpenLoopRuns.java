@@ -1,16 +1,12 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * Runs a profile's {@link OpenLoopStep}s, each strategy and storage in a JVM of its own with this
@@ -61,46 +57,12 @@ final class OpenLoopRuns {
 
     private static String runOne(Profile profile, OpenLoopStep step, OpenLoopStep.Run run, Path dir, Path json,
                                  String mainClass) {
-        Path log = dir.resolve(run.name() + ".log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name(),
-                "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
-                "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-                mainClass));
-        command.addAll(step.arguments(run, json));
-        try {
-            Files.createDirectories(dir);
-            Files.deleteIfExists(json);
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            int code = p.waitFor();
-            if (code != 0) {
-                return mainClass + " exited with " + code + " (its output is in " + log + ")";
-            }
-            if (!Files.isRegularFile(json)) {
-                return mainClass + " wrote no " + json + " (its output is in " + log + ")";
-            }
-            return null;
-        } catch (IOException e) {
-            return "could not run OpenLoopMain: " + e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
-        }
+        return ResultJvm.run(profile, mainClass, step.arguments(run, json), json, dir.resolve(run.name() + ".log"));
     }
 
     /** The open-loop JSONs of a run folder, in name order; empty if it has none. */
     static List<JsonNode> read(Path folder) {
-        Path dir = folder.resolve(OpenLoopStep.FOLDER);
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".json")).sorted(Comparator.naturalOrder())
-                    .map(Json::read).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not list " + dir, e);
-        }
+        return ResultJvm.readAll(folder.resolve(OpenLoopStep.FOLDER));
     }
 
     private static String line(JsonNode r) {

@@ -61,11 +61,13 @@ import org.openjdk.jmh.annotations.Mode;
  * </ul>
  *
  * After its JMH steps a profile may run {@link OpenLoopStep}s (quick, full and smoke do): the hot
- * claim's open-loop tail latency, next to the closed-loop one in the report. Without a PostgreSQL
+ * claim's open-loop tail latency, next to the closed-loop one in the report; and then
+ * {@link MultiProcessStep}s (quick, full and smoke): the same threads split over worker JVMs. Without a PostgreSQL
  * server the runner drops the PostgreSQL steps ({@link PostgresTarget#plan}).
  */
 record Profile(String name, int forks, int warmupIterations, int warmupMillis, int measurementIterations,
-               int measurementMillis, List<Step> steps, BusyWait busyWait, List<OpenLoopStep> openLoops) {
+               int measurementMillis, List<Step> steps, BusyWait busyWait, List<OpenLoopStep> openLoops,
+               List<MultiProcessStep> multiProcess) {
 
     /** JMH's per-fork cost beyond its iterations (JVM start, SQLite load, setup), as measured here. */
     static final double FORK_OVERHEAD_SECONDS = 3.0;
@@ -79,6 +81,14 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      * writers on the row lock and wakes them in turn, so its forks are not counted as stalling.
      */
     static final double STALL_SECONDS_PER_ITERATION = 1;
+
+    /** The multi-process splits of the full profile: the same 8 threads in 1, 2, 4 and 8 processes. */
+    static final List<MultiProcessMain.Split> MULTI_PROCESS_SPLITS = List.of(new MultiProcessMain.Split(1, 8),
+            new MultiProcessMain.Split(2, 4), new MultiProcessMain.Split(4, 2), new MultiProcessMain.Split(8, 1));
+
+    /** The quick profile's: one process against four (issue 17's 4 x 2 targets). */
+    static final List<MultiProcessMain.Split> MULTI_PROCESS_QUICK_SPLITS = List.of(new MultiProcessMain.Split(1, 8),
+            new MultiProcessMain.Split(4, 2));
 
     /** The open loop's arrival rates, as fractions of the closed-loop maximum: half of it and most of it. */
     static final List<Double> OPEN_LOOP_LOADS = List.of(0.5, 0.8);
@@ -108,6 +118,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         steps = List.copyOf(steps);
         Objects.requireNonNull(busyWait, "busyWait");
         openLoops = List.copyOf(openLoops);
+        multiProcess = List.copyOf(multiProcess);
     }
 
     /**
@@ -280,7 +291,10 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // Open-loop tails where quick has closed-loop ones: the hot claim at 8 threads on WAL_NORMAL.
                 List<OpenLoopStep> open = List.of(new OpenLoopStep(8, List.of(Storage.WAL_NORMAL), LockingStrategy.of(Engine.SQLITE),
                         OPEN_LOOP_LOADS, Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2)));
-                return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT, open);
+                // The same 8 threads in 1 and in 4 processes (full adds 2 and 8).
+                List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
+                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_QUICK_SPLITS, Duration.ofMillis(500), Duration.ofMillis(1500)));
+                return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "full" -> {
                 // The same matrix on each engine, each on its own storages.
@@ -305,7 +319,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 }
                 List<OpenLoopStep> open = List.of(new OpenLoopStep(8, Storage.of(Engine.SQLITE), LockingStrategy.of(Engine.SQLITE),
                         OPEN_LOOP_LOADS, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
-                return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT, open);
+                List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
+                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_SPLITS, Duration.ofSeconds(1), Duration.ofSeconds(3)));
+                return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "gate" -> {
                 // What a CI job runs: the paired hot-job claim of every SQLite strategy at 1 and 8
@@ -314,7 +330,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // timeout, so that slice took 2 s instead of 150 ms and the profile 5 minutes.
                 steps.add(Step.paired(8, List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), LockingStrategy.of(Engine.SQLITE), 1, GATE_GROUPS,
                         GATE_SLICE_MILLIS));
-                return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED, List.of());
+                return new Profile(name, 1, 1, 150, 4, 150, steps, BusyWait.JITTERED, List.of(), List.of());
             }
             case "smoke" -> {
                 for (Engine engine : Engine.values()) {
@@ -323,7 +339,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 List<OpenLoopStep> open = List.of(new OpenLoopStep(2, List.of(Storage.WAL_NORMAL),
                         List.of(LockingStrategy.of(Engine.SQLITE).get(0)), List.of(0.5), Duration.ofMillis(200),
                         Duration.ofMillis(300), Duration.ofMillis(500)));
-                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT, open);
+                List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                        List.of(LockingStrategy.of(Engine.SQLITE).get(0)),
+                        List.of(new MultiProcessMain.Split(1, 2), new MultiProcessMain.Split(2, 1)), Duration.ofMillis(100),
+                        Duration.ofMillis(300)));
+                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");
         }
@@ -399,25 +419,31 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
                 measurementIterations > 0 ? measurementIterations : this.measurementIterations,
-                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps, busyWait, openLoops);
+                measurementMillis > 0 ? measurementMillis : this.measurementMillis, steps, busyWait, openLoops, multiProcess);
     }
 
     /** This profile's settings with other steps. */
     Profile withSteps(List<Step> steps) {
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait,
-                openLoops);
+                openLoops, multiProcess);
     }
 
     /** This profile with other open-loop steps (none: {@code List.of()}). */
     Profile withOpenLoops(List<OpenLoopStep> open) {
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait,
-                open);
+                open, multiProcess);
+    }
+
+    /** This profile with other multi-process steps (none: {@code List.of()}). */
+    Profile withMultiProcess(List<MultiProcessStep> processes) {
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps, busyWait,
+                openLoops, processes);
     }
 
     /** This profile with another busy wait for every SQLite connection of its benchmarks. */
     Profile withBusyWait(BusyWait wait) {
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps,
-                Objects.requireNonNull(wait, "wait"), openLoops);
+                Objects.requireNonNull(wait, "wait"), openLoops, multiProcess);
     }
 
     /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
@@ -436,8 +462,10 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             }
         }
         List<OpenLoopStep> open = openLoops.stream().map(o -> o.filter(storage, strategy)).filter(Objects::nonNull).toList();
+        List<MultiProcessStep> processes = multiProcess.stream().map(m -> m.filter(storage, strategy)).filter(Objects::nonNull)
+                .toList();
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, kept, busyWait,
-                open);
+                open, processes);
     }
 
     int forkRuns() {
@@ -451,9 +479,10 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** This profile with only the steps of one engine. */
     Profile onlyEngine(Engine engine) {
-        // The open loop runs on SQLite only.
+        // The open loop and the multi-process runs are on SQLite only.
         return withSteps(steps.stream().filter(s -> s.engine() == engine).toList())
-                .withOpenLoops(engine == Engine.SQLITE ? openLoops : List.of());
+                .withOpenLoops(engine == Engine.SQLITE ? openLoops : List.of())
+                .withMultiProcess(engine == Engine.SQLITE ? multiProcess : List.of());
     }
 
     /**
@@ -477,6 +506,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
         for (OpenLoopStep o : openLoops) {
             seconds += o.estimatedSeconds();
+        }
+        for (MultiProcessStep m : multiProcess) {
+            seconds += m.estimatedSeconds();
         }
         return seconds;
     }
@@ -519,6 +551,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());
         m.put("openLoops", openLoops.stream().map(OpenLoopStep::describe).toList());
+        m.put("multiProcess", multiProcess.stream().map(MultiProcessStep::describe).toList());
         m.put("forkRuns", forkRuns());
         m.put("estimatedSeconds", Math.round(estimatedSeconds()));
         m.put("worstCaseSeconds", Math.round(worstCaseSeconds()));

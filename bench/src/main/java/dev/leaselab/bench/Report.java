@@ -106,6 +106,7 @@ final class Report {
             md.append('\n');
         }
         md.append(openLoop(OpenLoopRuns.read(folder), sample));
+        md.append(processes(MultiProcessRuns.read(folder)));
         if (!charts.isEmpty()) {
             md.append("## Charts\n\n");
             for (String c : charts) {
@@ -157,6 +158,44 @@ final class Report {
                         number(x.path("p99Ms").asDouble(Double.NaN)), number(p999), number(x.path("maxMs").asDouble(Double.NaN)),
                         number(closed), x.path("failed").asLong(), x.path("late").asLong(),
                         Double.isNaN(p999) ? "-" : p999 <= 10 ? "yes" : "**no**"));
+            }
+        }
+        return md.append('\n').toString();
+    }
+
+    /**
+     * The multi-process table: per storage, every split of the same threads into worker JVMs
+     * ({@link MultiProcessMain}), the floor and each strategy, with x floor against the floor of
+     * the same split.
+     */
+    static String processes(List<JsonNode> runs) {
+        if (runs.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## The same threads in one process and in several\n\n");
+        md.append("""
+                `MultiProcessMain`: the same threads split over worker JVMs (**P x T**: P processes of T threads)
+                on one SQLite file, each process with its own store, all starting at one gate; hot-job claims,
+                and the floor (the plain `UPDATE`) of the same split. Between processes only SQLite's lock and
+                its busy handler decide who goes next: an in-process queue (`SERIALIZED`, `GROUP_COMMIT`) orders
+                only its own process's threads. **won/s** over all threads per wall second, **x floor** against the
+                floor of the same split, **failed** busy past the timeout, **Jain** over all threads of all
+                processes (1 = every thread won as often). One run per cell: compare x floor, not won/s, across
+                runs.
+
+                | storage | busy wait | split | work | won/s | x floor | failed | lost | Jain | won per process |
+                |---|---|---|---|---:|---:|---:|---:|---:|---|
+                """);
+        for (JsonNode run : runs) {
+            for (JsonNode r : run.path("runs")) {
+                JsonNode x = r.path("result");
+                md.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %s | %s | %d | %d | %.2f | %s |%n",
+                        run.path("storage").asText("?"), run.path("busyWait").asText("?"),
+                        x.path("split").path("processes").asInt(), x.path("split").path("threads").asInt(),
+                        x.path("work").asText("?"), number(x.path("wonPerSecond").asDouble(Double.NaN)),
+                        r.path("xFloor").isNumber() ? String.format(Locale.ROOT, "%.2f", r.path("xFloor").asDouble()) : "-",
+                        x.path("failed").asLong(), x.path("lost").asLong(), x.path("jain").asDouble(Double.NaN),
+                        x.path("perProcessWon")));
             }
         }
         return md.append('\n').toString();

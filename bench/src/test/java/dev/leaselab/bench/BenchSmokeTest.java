@@ -93,6 +93,18 @@ class BenchSmokeTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no open-loop line:\n" + report));
         assertTrue(!open.split("\\|")[12].strip().equals("-"), "the closed-loop p99.9 of the smoke's sample fork: " + open);
         assertTrue(console.contains("open loop 1/1: IMMEDIATE on WAL_NORMAL"), console);
+        // And the multi-process runs last: the same two threads in one process and in two.
+        assertTrue(Files.isRegularFile(run.resolve(MultiProcessStep.FOLDER).resolve("WAL_NORMAL.json")));
+        assertTrue(console.contains("processes 1/1: WAL_NORMAL, splits [1x2, 2x1]"), console);
+        assertTrue(report.contains("## The same threads in one process and in several"), report);
+        for (String cell : List.of("| 1x2 | FLOOR |", "| 1x2 | IMMEDIATE |", "| 2x1 | FLOOR |", "| 2x1 | IMMEDIATE |")) {
+            assertTrue(report.contains(cell), cell + " in\n" + report);
+        }
+        String twoProcesses = report.lines().filter(l -> l.startsWith("| WAL_NORMAL |") && l.contains("| 2x1 | IMMEDIATE |"))
+                .findFirst().orElseThrow();
+        String[] cells = twoProcesses.split("\\|");
+        assertTrue(Double.parseDouble(cells[6].strip()) > 0, "x floor against the floor of the same split: " + twoProcesses);
+        assertTrue(cells[10].strip().matches("\\[\\d+,\\d+\\]"), "the wins of each of the two processes: " + twoProcesses);
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## QueueBenchmark.batch"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);

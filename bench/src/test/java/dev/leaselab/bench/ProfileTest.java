@@ -96,8 +96,11 @@ class ProfileTest {
                 + quick.measurementIterations() * (quick.measurementMillis() + 2 * quick.referenceMillis())) / 1000.0
                 + Profile.FORK_OVERHEAD_SECONDS;
         double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
+        // and the processes: the floor and every SQLite strategy, in 1 and 4 processes on both WAL storages,
+        // 0.5 + 1.5 s each and 1 s for the worker JVMs
+        double processes = 2 * 2 * (LockingStrategy.of(Engine.SQLITE).size() + 1) * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
         double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
-                + openLoop + queue;
+                + openLoop + queue + processes;
         assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
                 + LockingStrategy.values().length + " strategies (" + budget + " s): " + quick.estimatedSeconds());
     }
@@ -137,7 +140,10 @@ class ProfileTest {
         int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).mapToInt(Profile.Step::combinations).sum();
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
         assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
-        assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop, quick.estimatedSeconds(), 1e-9);
+        double processes = quick.multiProcess().stream().mapToDouble(MultiProcessStep::estimatedSeconds).sum();
+        assertEquals(2 * 2 * 7 * 3.0, processes, 1e-9, "2 storages x 2 splits x (floor + six strategies) x (2 s + 1 s for the JVMs)");
+        assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop + processes,
+                quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired: those slices may stall
         int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size();
         assertEquals(quick.estimatedSeconds() + pairedOnFull * 40 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);

@@ -1,0 +1,96 @@
+package dev.leaselab.bench;
+
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * A multi-process step of a profile: the same threads split over several worker JVMs on one
+ * SQLite file ({@link MultiProcessMain}), hot-job claims of every strategy next to the floor of the
+ * same split, one {@code MultiProcessMain} JVM per storage, after the profile's JMH steps and open
+ * loops. The report puts the splits side by side ("the same 8 threads, in 1, 2, 4, 8 processes").
+ * SQLite only: {@link MultiProcessMain} does not drive PostgreSQL yet.
+ *
+ * @param storages SQLite storages, one {@code MultiProcessMain} run each
+ * @param strategies SQLite strategies, each measured in every split
+ * @param splits processes x threads per process, as {@code MultiProcessMain --splits} takes them
+ * @param warmup per measured run, not counted
+ * @param duration the measured window of each run
+ */
+record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies, List<MultiProcessMain.Split> splits,
+                        Duration warmup, Duration duration) {
+
+    /** The folder inside a run folder that holds one JSON and one log per storage. */
+    static final String FOLDER = "multiprocess";
+    /**
+     * An allowance per measured run beyond its windows: its worker JVMs start (in parallel) and
+     * load SQLite before the gate opens (not measured apart).
+     */
+    static final double JVM_SECONDS = 1.0;
+
+    MultiProcessStep {
+        storages = List.copyOf(storages);
+        strategies = List.copyOf(strategies);
+        splits = List.copyOf(splits);
+        if (storages.isEmpty() || strategies.isEmpty() || splits.isEmpty()) {
+            throw new IllegalArgumentException("a multi-process step needs storages, strategies and splits: " + storages
+                    + " " + strategies + " " + splits);
+        }
+        Objects.requireNonNull(warmup, "warmup");
+        Objects.requireNonNull(duration, "duration");
+        if (warmup.isNegative() || duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("warmup must not be negative and duration must be positive: " + warmup
+                    + ", " + duration);
+        }
+        for (Storage s : storages) {
+            if (s.engine() != Engine.SQLITE) {
+                throw new IllegalArgumentException("the multi-process runs are on SQLite only: storage " + s);
+            }
+        }
+        for (LockingStrategy s : strategies) {
+            if (s.engine() != Engine.SQLITE) {
+                throw new IllegalArgumentException("the multi-process runs are on SQLite only: strategy " + s);
+            }
+        }
+    }
+
+    /** The file name (without extension) of one storage's JSON and log in {@link #FOLDER}. */
+    static String name(Storage storage) {
+        return storage.name();
+    }
+
+    /** MultiProcessMain's arguments for one storage, writing its JSON to {@code json}. */
+    List<String> arguments(Storage storage, Path json) {
+        return List.of("--storage", storage.name(),
+                "--strategies", strategies.stream().map(Enum::name).collect(Collectors.joining(",")),
+                "--splits", splits.stream().map(MultiProcessMain.Split::toString).collect(Collectors.joining(",")),
+                "--warmup", warmup.toMillis() + "ms", "--duration", duration.toMillis() + "ms", "--json", json.toString());
+    }
+
+    /** Seconds one storage's run takes if nothing stalls: every split measures the floor and each strategy. */
+    double secondsPerStorage() {
+        return splits.size() * (strategies.size() + 1) * ((warmup.toMillis() + duration.toMillis()) / 1000.0 + JVM_SECONDS);
+    }
+
+    double estimatedSeconds() {
+        return storages.size() * secondsPerStorage();
+    }
+
+    /** This step with only the storages and strategies that pass; null if none is left. */
+    MultiProcessStep filter(Predicate<Storage> storage, Predicate<LockingStrategy> strategy) {
+        List<Storage> st = storages.stream().filter(storage).toList();
+        List<LockingStrategy> ls = strategies.stream().filter(strategy).toList();
+        return st.isEmpty() || ls.isEmpty() ? null : new MultiProcessStep(st, ls, splits, warmup, duration);
+    }
+
+    String describe() {
+        return String.format(Locale.ROOT, "%-26s %-6s splits=%s storage=%s strategy=%s warmup=%dms duration=%dms",
+                "MultiProcessMain (hot claim)", "procs", splits, storages, strategies, warmup.toMillis(), duration.toMillis());
+    }
+}

@@ -1,0 +1,67 @@
+package dev.leaselab.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A command of this module run in a JVM of its own after a profile's JMH forks (the open loops, the
+ * multi-process runs), with this JVM's class path and the profile's busy wait: it writes its
+ * results to a JSON file and its output to a log next to it.
+ */
+final class ResultJvm {
+
+    private ResultJvm() {}
+
+    /**
+     * Runs {@code mainClass} with {@code arguments} and waits for it.
+     *
+     * @return null if it exited with 0 and wrote {@code json}; otherwise what went wrong, naming the log
+     */
+    static String run(Profile profile, String mainClass, List<String> arguments, Path json, Path log) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name(),
+                "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
+                "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+                mainClass));
+        command.addAll(arguments);
+        try {
+            Files.createDirectories(json.getParent());
+            Files.deleteIfExists(json);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            int code = p.waitFor();
+            if (code != 0) {
+                return mainClass + " exited with " + code + " (its output is in " + log + ")";
+            }
+            if (!Files.isRegularFile(json)) {
+                return mainClass + " wrote no " + json + " (its output is in " + log + ")";
+            }
+            return null;
+        } catch (IOException e) {
+            return "could not run " + mainClass + ": " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    /** The JSON files of {@code dir}, read, in name order; empty if there is no such folder. */
+    static List<JsonNode> readAll(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".json")).sorted(Comparator.naturalOrder())
+                    .map(Json::read).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not list " + dir, e);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner's multi-process runs: one {@link MultiProcessMain} JVM per storage, a failed one
+ * reported with its log (and the others still run), a resumed run skipping what it has, and the
+ * steps of the profiles. A real run and the report's table are in {@link BenchSmokeTest}.
+ */
+class MultiProcessRunsTest {
+
+    @TempDir
+    Path dir;
+
+    private static Profile withProcesses(List<Storage> storages, List<MultiProcessMain.Split> splits) {
+        return Profile.named("smoke").withMultiProcess(List.of(new MultiProcessStep(storages,
+                List.of(LockingStrategy.IMMEDIATE), splits, Duration.ofMillis(50), Duration.ofMillis(200))));
+    }
+
+    @Test
+    void aFailedRunIsReportedWithItsLogAndTheOthersStillRun() throws Exception {
+        StringWriter console = new StringWriter();
+        List<String> failed = MultiProcessRuns.run(withProcesses(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
+                        List.of(new MultiProcessMain.Split(2, 1))), dir, new PrintWriter(console, true), false,
+                FailingOpenLoopMain.class.getName());
+        assertEquals(2, failed.size(), failed.toString());
+        assertTrue(failed.get(0).startsWith("WAL_NORMAL: ") && failed.get(0).contains("exited with 3"), failed.get(0));
+        assertTrue(failed.get(1).startsWith("WAL_FULL: "), failed.get(1));
+        String log = Files.readString(dir.resolve(MultiProcessStep.FOLDER).resolve("WAL_NORMAL.log"));
+        assertTrue(log.contains("failing on purpose: --storage WAL_NORMAL --strategies IMMEDIATE --splits 2x1"), log);
+        assertTrue(console.toString().contains("FAILED"), console.toString());
+        assertTrue(MultiProcessRuns.read(dir).isEmpty());
+    }
+
+    @Test
+    void aResumedRunSkipsTheStoragesThatHaveTheirResults() throws Exception {
+        Path folder = dir.resolve(MultiProcessStep.FOLDER);
+        Files.createDirectories(folder);
+        Files.writeString(folder.resolve("WAL_NORMAL.json"), "{\"storage\":\"WAL_NORMAL\",\"runs\":[]}");
+        List<String> failed = MultiProcessRuns.run(withProcesses(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
+                        List.of(new MultiProcessMain.Split(2, 1))), dir, new PrintWriter(new StringWriter(), true), true,
+                FailingOpenLoopMain.class.getName());
+        assertEquals(1, failed.size(), failed.toString());
+        assertTrue(failed.get(0).startsWith("WAL_FULL: "), failed.get(0));
+        assertTrue(Files.isRegularFile(folder.resolve("WAL_NORMAL.json")), "a kept result is not deleted");
+    }
+
+    @Test
+    void withoutRunsTheReportHasNoSection() {
+        // A real run and its table are checked by BenchSmokeTest, whose smoke profile runs one.
+        assertEquals("", Report.processes(List.of()));
+    }
+
+    @Test
+    void badStepsAreRefusedNamingWhatIsWrong() {
+        List<MultiProcessMain.Split> split = List.of(new MultiProcessMain.Split(2, 1));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.POSTGRESQL),
+                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1)))
+                .getMessage().contains("SQLite only: storage POSTGRESQL"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                List.of(LockingStrategy.PG_ROW_LOCK), split, Duration.ZERO, Duration.ofSeconds(1)))
+                .getMessage().contains("SQLite only: strategy PG_ROW_LOCK"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                List.of(LockingStrategy.IMMEDIATE), List.of(), Duration.ZERO, Duration.ofSeconds(1)))
+                .getMessage().startsWith("a multi-process step needs"));
+        assertEquals("duration", assertThrows(NullPointerException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, null)).getMessage());
+    }
+
+    @Test
+    void theProfilesSplitEightThreadsOnBothWalStoragesAndTheGateDoesNot() {
+        assertEquals(List.of(), Profile.named("gate").multiProcess());
+        MultiProcessStep full = Profile.named("full").multiProcess().get(0);
+        assertEquals(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL), full.storages());
+        assertEquals(LockingStrategy.of(Engine.SQLITE), full.strategies());
+        assertEquals("[1x8, 2x4, 4x2, 8x1]", full.splits().toString());
+        full.splits().forEach(s -> assertEquals(8, s.processes() * s.threads(), s.toString()));
+        assertEquals("[1x8, 4x2]", Profile.named("quick").multiProcess().get(0).splits().toString());
+        // PostgreSQL is not driven across processes yet; a filter to one strategy keeps only it.
+        assertEquals(List.of(), Profile.named("quick").onlyEngine(Engine.POSTGRESQL).multiProcess());
+        assertEquals(List.of(LockingStrategy.GROUP_COMMIT), Profile.named("quick")
+                .filter(s -> true, st -> true, ls -> ls == LockingStrategy.GROUP_COMMIT).multiProcess().get(0).strategies());
+        assertEquals(List.of(), Profile.named("quick")
+                .filter(s -> true, st -> st == Storage.DELETE_FULL, ls -> true).multiProcess());
+    }
+}

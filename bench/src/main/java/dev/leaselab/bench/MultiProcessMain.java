@@ -26,6 +26,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -46,7 +47,11 @@ import picocli.CommandLine.Spec;
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --storage WAL_FULL --splits 1x8,2x4,4x2,8x1
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --strategies IMMEDIATE,GROUP_COMMIT --json mp.json
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --load 0.5 --busy-timeout 5s
  * </pre>
+ * With {@code --load}, each strategy's closed loop is followed by open loops across the processes
+ * ({@link OpenLoop} in every worker, each sending its share of the rate from the common gate on):
+ * latency from each request's intended start, the processes' histograms merged.
  * SQLite only for now; {@code -Dleaselab.bench.busyWait=JITTERED} sets every process's busy wait.
  * Exit codes: 0 success, 2 a usage or runtime error.
  */
@@ -72,6 +77,9 @@ public final class MultiProcessMain implements Callable<Integer> {
     Duration duration;
     @Option(names = "--json", description = "also write the results to this file")
     Path json;
+    @Option(names = "--load", split = ",", description = "after each strategy's closed loop, an open loop at these "
+            + "fractions of its requests/s, the rate split evenly over the processes (e.g. 0.5; default: none)")
+    List<Double> loads;
     @Option(names = "--busy-timeout", converter = OpenLoopMain.DurationConverter.class,
             description = "every process's busy timeout (default: 1s, the benchmarks'; issue 17's targets use 5s)")
     Duration busyTimeout;
@@ -125,9 +133,32 @@ public final class MultiProcessMain implements Callable<Integer> {
     record RunResult(String work, Split split, double wonPerSecond, long won, long lost, long failed, double jain,
                      double slowestShare, List<Long> perProcessWon, double seconds) {
 
+        /** Every attempt of the measured window per second: what an open loop's load is a fraction of. */
+        double requestsPerSecond() {
+            return (won + lost + failed) / seconds;
+        }
+
         String line() {
             return String.format(Locale.ROOT, "%-18s %-4s %10.0f won/s  lost %d  failed %d  Jain %.2f  slowest %.2f  per process %s",
                     work, split, wonPerSecond, lost, failed, jain, slowestShare, perProcessWon);
+        }
+    }
+
+    /**
+     * One open loop across the processes of a split: the processes' histograms merged, so the
+     * percentiles are over every request of every process, each from its intended start.
+     *
+     * @param load the fraction of the closed loop's requests/s asked for
+     * @param rateAsked requests per second over all processes
+     * @param late requests that started more than 1 ms after they were due
+     */
+    record OpenRun(String work, Split split, double load, double rateAsked, double wonPerSecond, long sent, long won,
+                   long failed, long late, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
+
+        String line() {
+            return String.format(Locale.ROOT, "%-18s %-4s open loop at %.2f (%.0f req/s): p50 %.3f  p99 %.3f  p99.9 %.3f  "
+                            + "max %.3f ms  %.0f won/s  failed %d  late %d",
+                    work, split, load, rateAsked, p50Ms, p99Ms, p999Ms, maxMs, wonPerSecond, failed, late);
         }
     }
 
@@ -143,6 +174,11 @@ public final class MultiProcessMain implements Callable<Integer> {
             }
         }
         List<Split> parsed = splits.stream().map(Split::parse).toList();
+        for (double load : loads == null ? List.<Double>of() : loads) {
+            if (!(load > 0) || Double.isInfinite(load)) {
+                throw new IllegalArgumentException("--load takes fractions above 0 of the closed loop's requests/s: " + loads);
+            }
+        }
         if (busyTimeout == null) {
             return measure(measured, parsed);
         }
@@ -176,7 +212,15 @@ public final class MultiProcessMain implements Callable<Integer> {
                 RunResult r = runOne(strategy.name(), split);
                 double xFloor = r.wonPerSecond() / floor.wonPerSecond();
                 out.println(r.line() + String.format(Locale.ROOT, "  x floor %.2f", xFloor));
-                rows.add(row(r, xFloor));
+                Map<String, Object> row = row(r, xFloor);
+                List<OpenRun> open = new ArrayList<>();
+                for (double load : loads == null ? List.<Double>of() : loads) {
+                    OpenRun o = runOpen(strategy.name(), split, load, load * r.requestsPerSecond());
+                    out.println(o.line());
+                    open.add(o);
+                }
+                row.put("openLoop", open);
+                rows.add(row);
             }
             out.flush();
         }
@@ -187,6 +231,7 @@ public final class MultiProcessMain implements Callable<Integer> {
             report.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
             report.put("warmupMillis", warmup.toMillis());
             report.put("measureMillis", duration.toMillis());
+            report.put("loads", loads == null ? List.of() : loads);
             report.put("runs", rows);
             Json.writeFile(json, report);
             out.println("wrote " + json);
@@ -203,6 +248,29 @@ public final class MultiProcessMain implements Callable<Integer> {
 
     /** Creates a fresh file, starts the split's processes, opens the gate, and reads back their counts. */
     RunResult runOne(String work, Split split) throws IOException, InterruptedException, SQLException {
+        return runProcesses(work, split, Double.NaN, (file, outputs) -> {
+            RunResult result = fold(work, split, outputs);
+            checkFence(storage, work, file, outputs);
+            return result;
+        });
+    }
+
+    /**
+     * The same with an open loop of {@code rate} requests per second over all processes, each
+     * process sending its share; reads back and merges their latency histograms. The fence check
+     * does not apply: an open loop does not count its warmup's wins.
+     */
+    OpenRun runOpen(String work, Split split, double load, double rate) throws IOException, InterruptedException, SQLException {
+        return runProcesses(work, split, rate / split.processes(), (file, outputs) -> foldOpen(work, split, load, outputs));
+    }
+
+    private interface Fold<T> {
+        T apply(Path file, List<Path> outputs) throws SQLException;
+    }
+
+    /** Creates a fresh file, starts the split's processes, opens the gate, waits for them and folds their outputs. */
+    private <T> T runProcesses(String work, Split split, double ratePerProcess, Fold<T> fold)
+            throws IOException, InterruptedException, SQLException {
         Path dir = Files.createTempDirectory("leaselab-multiprocess-");
         Path file = dir.resolve("multiprocess.db");
         LockingStrategy schemaBy = MultiProcessWorker.FLOOR.equals(work) ? LockingStrategy.IMMEDIATE : LockingStrategy.valueOf(work);
@@ -216,14 +284,17 @@ public final class MultiProcessMain implements Callable<Integer> {
             for (int p = 0; p < split.processes(); p++) {
                 Path output = dir.resolve("process-" + p + ".json");
                 outputs.add(output);
-                List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp", System.getProperty("java.class.path"),
                         "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
                         "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
                         "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
                         MultiProcessWorker.class.getName(), file.toString(), storage.name(), work,
                         Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
-                        output.toString());
+                        output.toString()));
+                if (!Double.isNaN(ratePerProcess)) {
+                    command.add(Double.toString(ratePerProcess));
+                }
                 processes.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
             }
             for (Process process : processes) {
@@ -234,7 +305,8 @@ public final class MultiProcessMain implements Callable<Integer> {
                 gate.write('\n');
                 gate.flush();
             }
-            long limit = warmup.toMillis() + duration.toMillis() + 60_000;
+            // An open loop may wait out its drain (OpenLoop.DEFAULT_DRAIN) after the window.
+            long limit = warmup.toMillis() + duration.toMillis() + OpenLoop.DEFAULT_DRAIN.toMillis() + 60_000;
             for (Process process : processes) {
                 if (!process.waitFor(limit, TimeUnit.MILLISECONDS)) {
                     throw new IllegalStateException("a worker process of " + work + " " + split + " did not finish within "
@@ -244,13 +316,46 @@ public final class MultiProcessMain implements Callable<Integer> {
                     throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
                 }
             }
-            RunResult result = fold(work, split, outputs);
-            checkFence(storage, work, file, outputs);
-            return result;
+            return fold.apply(file, outputs);
         } finally {
             processes.forEach(Process::destroyForcibly);
             SqliteBenchDb.deleteDirectory(dir);
         }
+    }
+
+    /** Merges the processes' open-loop results: counts added, histograms added, percentiles of the sum. */
+    static OpenRun foldOpen(String work, Split split, double load, List<Path> outputs) {
+        Histogram all = null;
+        double rate = 0;
+        double wonPerSecond = 0;
+        long sent = 0;
+        long won = 0;
+        long failed = 0;
+        long late = 0;
+        for (Path output : outputs) {
+            JsonNode o = Json.read(output).path("openLoop");
+            if (o.isMissingNode()) {
+                throw new IllegalStateException("a worker wrote no open-loop result: " + output);
+            }
+            Histogram h = OpenLoop.decode(o.path("histogram").asText());
+            if (all == null) {
+                all = h;
+            } else {
+                all.add(h);
+            }
+            rate += o.path("rateAsked").asDouble();
+            wonPerSecond += o.path("achievedWonPerSecond").asDouble();
+            sent += o.path("sent").asLong();
+            won += o.path("won").asLong();
+            failed += o.path("failed").asLong();
+            late += o.path("late").asLong();
+        }
+        if (all == null) {
+            throw new IllegalArgumentException("outputs must name at least one process's result");
+        }
+        return new OpenRun(work, split, load, rate, wonPerSecond, sent, won, failed, late,
+                all.getValueAtPercentile(50) / 1e6, all.getValueAtPercentile(99) / 1e6, all.getValueAtPercentile(99.9) / 1e6,
+                all.getMaxValue() / 1e6);
     }
 
     private static void awaitReady(Process process, String work, Split split) throws IOException {

@@ -4,6 +4,7 @@ import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -22,9 +23,10 @@ import java.util.stream.Collectors;
  * @param splits processes x threads per process, as {@code MultiProcessMain --splits} takes them
  * @param warmup per measured run, not counted
  * @param duration the measured window of each run
+ * @param loads after each strategy's closed loop, open loops at these fractions of its requests/s (may be empty)
  */
 record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies, List<MultiProcessMain.Split> splits,
-                        Duration warmup, Duration duration) {
+                        Duration warmup, Duration duration, List<Double> loads) {
 
     /** The folder inside a run folder that holds one JSON and one log per storage. */
     static final String FOLDER = "multiprocess";
@@ -38,6 +40,12 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
         storages = List.copyOf(storages);
         strategies = List.copyOf(strategies);
         splits = List.copyOf(splits);
+        loads = List.copyOf(loads);
+        for (double load : loads) {
+            if (!(load > 0) || Double.isInfinite(load)) {
+                throw new IllegalArgumentException("a load must be a fraction above 0: " + loads);
+            }
+        }
         if (storages.isEmpty() || strategies.isEmpty() || splits.isEmpty()) {
             throw new IllegalArgumentException("a multi-process step needs storages, strategies and splits: " + storages
                     + " " + strategies + " " + splits);
@@ -67,15 +75,23 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
 
     /** MultiProcessMain's arguments for one storage, writing its JSON to {@code json}. */
     List<String> arguments(Storage storage, Path json) {
-        return List.of("--storage", storage.name(),
+        List<String> arguments = new ArrayList<>(List.of("--storage", storage.name(),
                 "--strategies", strategies.stream().map(Enum::name).collect(Collectors.joining(",")),
                 "--splits", splits.stream().map(MultiProcessMain.Split::toString).collect(Collectors.joining(",")),
-                "--warmup", warmup.toMillis() + "ms", "--duration", duration.toMillis() + "ms", "--json", json.toString());
+                "--warmup", warmup.toMillis() + "ms", "--duration", duration.toMillis() + "ms", "--json", json.toString()));
+        if (!loads.isEmpty()) {
+            arguments.addAll(List.of("--load", loads.stream().map(l -> Double.toString(l)).collect(Collectors.joining(","))));
+        }
+        return arguments;
     }
 
-    /** Seconds one storage's run takes if nothing stalls: every split measures the floor and each strategy. */
+    /**
+     * Seconds one storage's run takes if nothing stalls: every split measures the floor and each
+     * strategy, and each strategy again at every load.
+     */
     double secondsPerStorage() {
-        return splits.size() * (strategies.size() + 1) * ((warmup.toMillis() + duration.toMillis()) / 1000.0 + JVM_SECONDS);
+        int runs = strategies.size() * (1 + loads.size()) + 1;
+        return splits.size() * runs * ((warmup.toMillis() + duration.toMillis()) / 1000.0 + JVM_SECONDS);
     }
 
     double estimatedSeconds() {
@@ -86,11 +102,11 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
     MultiProcessStep filter(Predicate<Storage> storage, Predicate<LockingStrategy> strategy) {
         List<Storage> st = storages.stream().filter(storage).toList();
         List<LockingStrategy> ls = strategies.stream().filter(strategy).toList();
-        return st.isEmpty() || ls.isEmpty() ? null : new MultiProcessStep(st, ls, splits, warmup, duration);
+        return st.isEmpty() || ls.isEmpty() ? null : new MultiProcessStep(st, ls, splits, warmup, duration, loads);
     }
 
     String describe() {
-        return String.format(Locale.ROOT, "%-26s %-6s splits=%s storage=%s strategy=%s warmup=%dms duration=%dms",
-                "MultiProcessMain (hot claim)", "procs", splits, storages, strategies, warmup.toMillis(), duration.toMillis());
+        return String.format(Locale.ROOT, "%-26s %-6s splits=%s storage=%s strategy=%s warmup=%dms duration=%dms loads=%s",
+                "MultiProcessMain (hot claim)", "procs", splits, storages, strategies, warmup.toMillis(), duration.toMillis(), loads);
     }
 }

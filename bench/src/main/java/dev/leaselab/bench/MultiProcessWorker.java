@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -24,7 +25,12 @@ import java.util.OptionalLong;
  * (the common start gate), runs its threads through a warmup and a measured window, writes what
  * each thread counted to a JSON file and exits. Not for direct use.
  *
- * <p>Arguments: {@code file storage strategy|FLOOR threads warmupMillis measureMillis out}.
+ * <p>Arguments: {@code file storage strategy|FLOOR threads warmupMillis measureMillis out [rate]}.
+ * Without {@code rate} the threads run back to back (a closed loop) and the JSON has each
+ * thread's counts; with it, the process sends {@code rate} requests per second from the gate on
+ * through an {@link OpenLoop} on its threads, and the JSON has the open loop's {@link OpenLoop.Result}
+ * (its latency histogram among it) under {@code openLoop}: the parent merges the processes'
+ * histograms.
  *
  * <p>The hot-job claim across processes cannot share an in-JVM counter as {@link ClaimBenchmark}
  * does, so {@code now} is {@link System#nanoTime()} in seconds (CLOCK_MONOTONIC, one clock for
@@ -49,10 +55,15 @@ public final class MultiProcessWorker {
         long warmupNanos = Long.parseLong(args[4]) * 1_000_000;
         long measureNanos = Long.parseLong(args[5]) * 1_000_000;
         Path out = Path.of(args[6]);
+        double rate = args.length > 7 ? Double.parseDouble(args[7]) : Double.NaN;
 
         LeaseStore store = floor ? null : SqliteLeaseStore.open(file, strategy, storage.options());
         List<Connection> connections = new ArrayList<>();
         List<Counts> counts = new ArrayList<>();
+        List<Op> ops = new ArrayList<>();
+        OpenLoop.Result openLoop = null;
+        OpenLoop loop = Double.isNaN(rate) ? null
+                : new OpenLoop(rate, threads, Duration.ofNanos(warmupNanos), Duration.ofNanos(measureNanos));
         List<Thread> workers = new ArrayList<>();
         Object gate = new Object();
         boolean[] open = {false};
@@ -84,6 +95,10 @@ public final class MultiProcessWorker {
                         }
                     };
                 }
+                ops.add(op);
+                if (!Double.isNaN(rate)) {
+                    continue; // the open loop runs the ops on threads of its own
+                }
                 Thread worker = new Thread(() -> {
                     synchronized (gate) {
                         while (!open[0]) {
@@ -99,9 +114,17 @@ public final class MultiProcessWorker {
                 workers.add(worker);
                 worker.start();
             }
+
             System.out.println(READY);
             System.out.flush();
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (loop != null) {
+                openLoop = loop.run(worker -> switch (ops.get(worker).run()) {
+                    case WON -> OpenLoop.Outcome.WON;
+                    case LOST -> OpenLoop.Outcome.LOST;
+                    case FAILED -> OpenLoop.Outcome.FAILED;
+                });
+            }
             synchronized (gate) {
                 open[0] = true;
                 gate.notifyAll();
@@ -120,8 +143,11 @@ public final class MultiProcessWorker {
         ObjectNode result = Json.MAPPER.createObjectNode();
         result.put("pid", ProcessHandle.current().pid());
         result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+        if (openLoop != null) {
+            result.set("openLoop", Json.MAPPER.valueToTree(openLoop));
+        }
         ArrayNode perThread = result.putArray("threads");
-        for (Counts c : counts) {
+        for (Counts c : loop == null ? counts : List.<Counts>of()) {
             perThread.addObject().put("won", c.won).put("lost", c.lost).put("failed", c.failed)
                     .put("warmupWon", c.warmupWon).put("startNanos", c.startNanos).put("endNanos", c.endNanos);
         }

@@ -293,7 +293,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                         OPEN_LOOP_LOADS, Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2)));
                 // The same 8 threads in 1 and in 4 processes (full adds 2 and 8).
                 List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
-                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_QUICK_SPLITS, Duration.ofMillis(500), Duration.ofMillis(1500)));
+                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_QUICK_SPLITS, Duration.ofMillis(500), Duration.ofMillis(1500),
+                        List.of(0.5)));
                 return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "full" -> {
@@ -320,7 +321,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 List<OpenLoopStep> open = List.of(new OpenLoopStep(8, Storage.of(Engine.SQLITE), LockingStrategy.of(Engine.SQLITE),
                         OPEN_LOOP_LOADS, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
                 List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
-                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_SPLITS, Duration.ofSeconds(1), Duration.ofSeconds(3)));
+                        LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_SPLITS, Duration.ofSeconds(1), Duration.ofSeconds(3),
+                        OPEN_LOOP_LOADS));
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "gate" -> {
@@ -342,7 +344,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL),
                         List.of(LockingStrategy.of(Engine.SQLITE).get(0)),
                         List.of(new MultiProcessMain.Split(1, 2), new MultiProcessMain.Split(2, 1)), Duration.ofMillis(100),
-                        Duration.ofMillis(300)));
+                        Duration.ofMillis(300), List.of(0.5)));
                 return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");

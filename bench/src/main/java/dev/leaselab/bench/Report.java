@@ -198,7 +198,35 @@ final class Report {
                         x.path("perProcessWon")));
             }
         }
-        return md.append('\n').toString();
+        md.append('\n');
+        StringBuilder open = new StringBuilder();
+        for (JsonNode run : runs) {
+            for (JsonNode r : run.path("runs")) {
+                for (JsonNode o : r.path("openLoop")) {
+                    double p999 = o.path("p999Ms").asDouble(Double.NaN);
+                    open.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %.2f | %s | %s | %s | %s | %s | %s | %d | %d |%n",
+                            run.path("storage").asText("?"), run.path("busyWait").asText("?"),
+                            o.path("split").path("processes").asInt(), o.path("split").path("threads").asInt(),
+                            o.path("work").asText("?"), o.path("load").asDouble(Double.NaN),
+                            number(o.path("rateAsked").asDouble(Double.NaN)), number(o.path("wonPerSecond").asDouble(Double.NaN)),
+                            number(o.path("p50Ms").asDouble(Double.NaN)), number(o.path("p99Ms").asDouble(Double.NaN)),
+                            number(p999), number(o.path("maxMs").asDouble(Double.NaN)),
+                            o.path("failed").asLong(), o.path("late").asLong()));
+                }
+            }
+        }
+        if (open.length() > 0) {
+            md.append("""
+                    Open loops across the processes: after a strategy's closed loop, requests at a fraction of its
+                    requests/s, each process sending its share from the common gate on; latency from each request's
+                    intended start, the processes' histograms merged (so a process that stalled is charged for every
+                    request it queued). Issue 17's target for 4 x 2 on `WAL_FULL` at 0.5: p99.9 at most 20 ms.
+
+                    | storage | busy wait | split | work | load | rate (req/s) | won/s | p50 ms | p99 ms | p99.9 ms | max ms | failed | late |
+                    |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+                    """).append(open).append('\n');
+        }
+        return md.toString();
     }
 
     /** The closed-loop p99.9 in ms of the hot claim with these settings, or NaN if the run has no such sample fork. */

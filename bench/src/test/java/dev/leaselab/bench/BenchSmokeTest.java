@@ -105,6 +105,13 @@ class BenchSmokeTest {
         String[] cells = twoProcesses.split("\\|");
         assertTrue(Double.parseDouble(cells[6].strip()) > 0, "x floor against the floor of the same split: " + twoProcesses);
         assertTrue(cells[10].strip().matches("\\[\\d+,\\d+\\]"), "the wins of each of the two processes: " + twoProcesses);
+        // The open loop across the two processes, after IMMEDIATE's closed loop: percentiles in order.
+        String openLine = report.lines().filter(l -> l.startsWith("| WAL_NORMAL |") && l.contains("| 2x1 | IMMEDIATE | 0.50 |"))
+                .findFirst().orElseThrow(() -> new AssertionError("no open loop across processes:\n" + report));
+        String[] openCells = openLine.split("\\|");
+        double p50 = Double.parseDouble(openCells[8].strip().replace(",", ""));
+        double p999 = Double.parseDouble(openCells[10].strip().replace(",", ""));
+        assertTrue(p50 > 0 && p50 <= p999, openLine);
         assertTrue(report.contains("## ClaimBenchmark.hotJob"), report);
         assertTrue(report.contains("## QueueBenchmark.batch"), report);
         assertTrue(report.contains("## Latency (sample mode)"), report);

@@ -27,7 +27,7 @@ class MultiProcessRunsTest {
 
     private static Profile withProcesses(List<Storage> storages, List<MultiProcessMain.Split> splits) {
         return Profile.named("smoke").withMultiProcess(List.of(new MultiProcessStep(storages,
-                List.of(LockingStrategy.IMMEDIATE), splits, Duration.ofMillis(50), Duration.ofMillis(200))));
+                List.of(LockingStrategy.IMMEDIATE), splits, Duration.ofMillis(50), Duration.ofMillis(200), List.of())));
     }
 
     @Test
@@ -68,16 +68,19 @@ class MultiProcessRunsTest {
     void badStepsAreRefusedNamingWhatIsWrong() {
         List<MultiProcessMain.Split> split = List.of(new MultiProcessMain.Split(2, 1));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.POSTGRESQL),
-                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1)))
+                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1), List.of()))
                 .getMessage().contains("SQLite only: storage POSTGRESQL"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
-                List.of(LockingStrategy.PG_ROW_LOCK), split, Duration.ZERO, Duration.ofSeconds(1)))
+                List.of(LockingStrategy.PG_ROW_LOCK), split, Duration.ZERO, Duration.ofSeconds(1), List.of()))
                 .getMessage().contains("SQLite only: strategy PG_ROW_LOCK"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
-                List.of(LockingStrategy.IMMEDIATE), List.of(), Duration.ZERO, Duration.ofSeconds(1)))
+                List.of(LockingStrategy.IMMEDIATE), List.of(), Duration.ZERO, Duration.ofSeconds(1), List.of()))
                 .getMessage().startsWith("a multi-process step needs"));
         assertEquals("duration", assertThrows(NullPointerException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
-                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, null)).getMessage());
+                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, null, List.of())).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1), List.of(0.0)))
+                .getMessage().startsWith("a load must be a fraction above 0"));
     }
 
     @Test
@@ -88,7 +91,9 @@ class MultiProcessRunsTest {
         assertEquals(LockingStrategy.of(Engine.SQLITE), full.strategies());
         assertEquals("[1x8, 2x4, 4x2, 8x1]", full.splits().toString());
         full.splits().forEach(s -> assertEquals(8, s.processes() * s.threads(), s.toString()));
+        assertEquals(List.of(0.5, 0.8), full.loads());
         assertEquals("[1x8, 4x2]", Profile.named("quick").multiProcess().get(0).splits().toString());
+        assertEquals(List.of(0.5), Profile.named("quick").multiProcess().get(0).loads());
         // PostgreSQL is not driven across processes yet; a filter to one strategy keeps only it.
         assertEquals(List.of(), Profile.named("quick").onlyEngine(Engine.POSTGRESQL).multiProcess());
         assertEquals(List.of(LockingStrategy.GROUP_COMMIT), Profile.named("quick")

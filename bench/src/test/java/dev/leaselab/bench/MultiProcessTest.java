@@ -104,6 +104,45 @@ class MultiProcessTest {
         return file;
     }
 
+    /**
+     * The open loop across processes is judged on the merged histogram: one process that stalled
+     * (every request of its share 500 ms late) must show in the p99.9 and the max, however fast
+     * the other one was; a worker that wrote no open-loop result fails the fold.
+     */
+    @Test
+    void theOpenLoopsOfTheProcessesAreMergedSoOneStalledProcessShowsInTheTail() throws Exception {
+        org.HdrHistogram.Histogram fast = new org.HdrHistogram.Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
+        org.HdrHistogram.Histogram stalled = new org.HdrHistogram.Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
+        for (int i = 0; i < 990; i++) {
+            fast.recordValue(1_000_000); // 1 ms
+        }
+        for (int i = 0; i < 10; i++) {
+            stalled.recordValue(500_000_000); // 500 ms
+        }
+        MultiProcessMain.Split split = new MultiProcessMain.Split(2, 1);
+        MultiProcessMain.OpenRun merged = MultiProcessMain.foldOpen("IMMEDIATE", split, 0.5,
+                List.of(openOutput("a.json", fast, 990, 2), openOutput("b.json", stalled, 10, 10)));
+
+        assertEquals(1000, merged.sent());
+        assertEquals(1000, merged.won());
+        assertEquals(12, merged.late());
+        assertEquals(1.0, merged.p50Ms(), 0.01);
+        assertEquals(500.0, merged.p999Ms(), 1.0);
+        assertEquals(500.0, merged.maxMs(), 1.0);
+        assertEquals(200.0, merged.rateAsked(), 1e-9, "the two processes' shares");
+
+        Path closedOnly = workerOutput("closed.json", 1000, 5);
+        assertThrows(IllegalStateException.class, () -> MultiProcessMain.foldOpen("IMMEDIATE", split, 0.5, List.of(closedOnly)));
+    }
+
+    private Path openOutput(String name, org.HdrHistogram.Histogram histogram, long sent, long late) throws Exception {
+        Path file = dir.resolve(name);
+        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":1000,\"openLoop\":{\"rateAsked\":100.0,"
+                + "\"achievedWonPerSecond\":" + sent + ",\"sent\":" + sent + ",\"won\":" + sent + ",\"failed\":0,\"late\":" + late
+                + ",\"histogram\":\"" + OpenLoop.encode(histogram) + "\"},\"threads\":[]}");
+        return file;
+    }
+
     @Test
     void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -96,9 +96,9 @@ class ProfileTest {
                 + quick.measurementIterations() * (quick.measurementMillis() + 2 * quick.referenceMillis())) / 1000.0
                 + Profile.FORK_OVERHEAD_SECONDS;
         double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
-        // and the processes: the floor and every SQLite strategy, in 1 and 4 processes on both WAL storages,
-        // 0.5 + 1.5 s each and 1 s for the worker JVMs
-        double processes = 2 * 2 * (LockingStrategy.of(Engine.SQLITE).size() + 1) * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
+        // and the processes: the floor and every SQLite strategy closed and open (at 0.5), in 1 and 4
+        // processes on both WAL storages, 0.5 + 1.5 s each and 1 s for the worker JVMs
+        double processes = 2 * 2 * (2 * LockingStrategy.of(Engine.SQLITE).size() + 1) * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
         double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
                 + openLoop + queue + processes;
         assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
@@ -141,7 +141,8 @@ class ProfileTest {
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
         assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
         double processes = quick.multiProcess().stream().mapToDouble(MultiProcessStep::estimatedSeconds).sum();
-        assertEquals(2 * 2 * 7 * 3.0, processes, 1e-9, "2 storages x 2 splits x (floor + six strategies) x (2 s + 1 s for the JVMs)");
+        assertEquals(2 * 2 * 13 * 3.0, processes, 1e-9,
+                "2 storages x 2 splits x (floor + six strategies closed + six open) x (2 s + 1 s for the JVMs)");
         assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop + processes,
                 quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired: those slices may stall

@@ -323,6 +323,16 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
     }
 
+    /** A worker's output, refused if the worker ran with another busy timeout than this run asked for. */
+    private static JsonNode readWorker(Path output) {
+        JsonNode result = Json.read(output);
+        if (result.path("busyTimeoutMillis").asLong() != Storage.busyTimeout().toMillis()) {
+            throw new IllegalStateException("a worker ran with a busy timeout of " + result.path("busyTimeoutMillis")
+                    + " ms, not " + Storage.busyTimeout().toMillis() + " ms: " + output);
+        }
+        return result;
+    }
+
     /** Merges the processes' open-loop results: counts added, histograms added, percentiles of the sum. */
     static OpenRun foldOpen(String work, Split split, double load, List<Path> outputs) {
         Histogram all = null;
@@ -333,7 +343,7 @@ public final class MultiProcessMain implements Callable<Integer> {
         long failed = 0;
         long late = 0;
         for (Path output : outputs) {
-            JsonNode o = Json.read(output).path("openLoop");
+            JsonNode o = readWorker(output).path("openLoop");
             if (o.isMissingNode()) {
                 throw new IllegalStateException("a worker wrote no open-loop result: " + output);
             }
@@ -377,11 +387,7 @@ public final class MultiProcessMain implements Callable<Integer> {
         long end = Long.MIN_VALUE;
         for (Path output : outputs) {
             long processWon = 0;
-            JsonNode result = Json.read(output);
-            if (result.path("busyTimeoutMillis").asLong() != Storage.busyTimeout().toMillis()) {
-                throw new IllegalStateException("a worker ran with a busy timeout of " + result.path("busyTimeoutMillis")
-                        + " ms, not " + Storage.busyTimeout().toMillis() + " ms: " + output);
-            }
+            JsonNode result = readWorker(output);
             for (JsonNode t : result.path("threads")) {
                 long won = t.path("won").asLong();
                 processWon += won;

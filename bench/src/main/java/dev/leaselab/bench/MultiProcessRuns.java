@@ -2,7 +2,6 @@ package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,32 +27,20 @@ final class MultiProcessRuns {
 
     /** As {@link #run(Profile, Path, PrintWriter, boolean)} with another main class (tests: one that fails). */
     static List<String> run(Profile profile, Path folder, PrintWriter console, boolean resume, String mainClass) {
-        List<String> failed = new ArrayList<>();
-        Path dir = folder.resolve(MultiProcessStep.FOLDER);
-        int total = profile.multiProcess().stream().mapToInt(s -> s.storages().size()).sum();
-        int done = 0;
+        List<ResultJvm.Job> jobs = new ArrayList<>();
         for (MultiProcessStep step : profile.multiProcess()) {
             for (Storage storage : step.storages()) {
-                done++;
-                Path json = dir.resolve(MultiProcessStep.name(storage) + ".json");
-                if (resume && Files.isRegularFile(json)) {
-                    continue;
-                }
-                console.printf(Locale.ROOT, "processes %d/%d: %s, splits %s, %d strategies and the floor (about %.0f s)%n",
-                        done, total, storage, step.splits(), step.strategies().size(), step.secondsPerStorage());
-                console.flush();
-                String failure = ResultJvm.run(profile, mainClass, step.arguments(storage, json), json,
-                        dir.resolve(MultiProcessStep.name(storage) + ".log"));
-                if (failure != null) {
-                    failed.add(MultiProcessStep.name(storage) + ": " + failure);
-                    console.println("  FAILED: " + failure);
-                } else {
-                    Json.read(json).path("runs").forEach(r -> console.println("  " + line(r)));
-                }
-                console.flush();
+                jobs.add(new ResultJvm.Job(MultiProcessStep.name(storage), String.format(Locale.ROOT,
+                        "%s, splits %s, %d strategies and the floor (about %.0f s)", storage, step.splits(),
+                        step.strategies().size(), step.secondsPerStorage()), json -> step.arguments(storage, json)));
             }
         }
-        return failed;
+        return ResultJvm.runAll(profile, folder.resolve(MultiProcessStep.FOLDER), jobs, "processes", mainClass, console, resume,
+                result -> {
+                    List<String> lines = new ArrayList<>();
+                    result.path("runs").forEach(r -> lines.add(line(r)));
+                    return lines;
+                });
     }
 
     /** The multi-process JSONs of a run folder, in name order; empty if it has none. */

@@ -2,7 +2,6 @@ package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,37 +26,20 @@ final class OpenLoopRuns {
 
     /** As {@link #run(Profile, Path, PrintWriter, boolean)} with another main class (tests: one that fails). */
     static List<String> run(Profile profile, Path folder, PrintWriter console, boolean resume, String mainClass) {
-        List<String> failed = new ArrayList<>();
-        Path dir = folder.resolve(OpenLoopStep.FOLDER);
-        int total = profile.openLoops().stream().mapToInt(s -> s.runs().size()).sum();
-        int done = 0;
+        List<ResultJvm.Job> jobs = new ArrayList<>();
         for (OpenLoopStep step : profile.openLoops()) {
             for (OpenLoopStep.Run run : step.runs()) {
-                done++;
-                Path json = dir.resolve(run.name() + ".json");
-                if (resume && Files.isRegularFile(json)) {
-                    continue;
-                }
-                console.printf(Locale.ROOT, "open loop %d/%d: %s on %s, %d threads, loads %s%n", done, total, run.strategy(),
-                        run.storage(), step.threads(), step.loads());
-                console.flush();
-                String failure = runOne(profile, step, run, dir, json, mainClass);
-                if (failure != null) {
-                    failed.add(run.name() + ": " + failure);
-                    console.println("  FAILED: " + failure);
-                } else {
-                    Json.read(json).path("runs").forEach(r -> console.printf(Locale.ROOT, "  load %.2f: %s%n",
-                            r.path("load").asDouble(), line(r.path("result"))));
-                }
-                console.flush();
+                jobs.add(new ResultJvm.Job(run.name(), String.format(Locale.ROOT, "%s on %s, %d threads, loads %s",
+                        run.strategy(), run.storage(), step.threads(), step.loads()), json -> step.arguments(run, json)));
             }
         }
-        return failed;
-    }
-
-    private static String runOne(Profile profile, OpenLoopStep step, OpenLoopStep.Run run, Path dir, Path json,
-                                 String mainClass) {
-        return ResultJvm.run(profile, mainClass, step.arguments(run, json), json, dir.resolve(run.name() + ".log"));
+        return ResultJvm.runAll(profile, folder.resolve(OpenLoopStep.FOLDER), jobs, "open loop", mainClass, console, resume,
+                result -> {
+                    List<String> lines = new ArrayList<>();
+                    result.path("runs").forEach(r -> lines.add(String.format(Locale.ROOT, "load %.2f: %s",
+                            r.path("load").asDouble(), line(r.path("result")))));
+                    return lines;
+                });
     }
 
     /** The open-loop JSONs of a run folder, in name order; empty if it has none. */

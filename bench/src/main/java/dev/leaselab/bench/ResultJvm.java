@@ -2,12 +2,15 @@ package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -24,7 +27,7 @@ final class ResultJvm {
      *
      * @return null if it exited with 0 and wrote {@code json}; otherwise what went wrong, naming the log
      */
-    static String run(Profile profile, String mainClass, List<String> arguments, Path json, Path log) {
+    private static String run(Profile profile, String mainClass, List<String> arguments, Path json, Path log) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
                 "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name(),
@@ -50,6 +53,47 @@ final class ResultJvm {
             Thread.currentThread().interrupt();
             return "interrupted";
         }
+    }
+
+    /**
+     * One run of a side command.
+     *
+     * @param name the file name (without extension) of its JSON and log
+     * @param title what the console says before it runs
+     * @param arguments the command's arguments, given the JSON file it must write
+     */
+    record Job(String name, String title, Function<Path, List<String>> arguments) {
+    }
+
+    /**
+     * Runs each job whose JSON is not in {@code dir} yet (with {@code resume}; otherwise all of
+     * them), one after the other, saying "{@code label} i/n: title" before each and then either
+     * FAILED or the lines {@code summary} makes of its JSON.
+     *
+     * @return the jobs that failed, as "name: what went wrong"
+     */
+    static List<String> runAll(Profile profile, Path dir, List<Job> jobs, String label, String mainClass, PrintWriter console,
+                               boolean resume, Function<JsonNode, List<String>> summary) {
+        List<String> failed = new ArrayList<>();
+        int done = 0;
+        for (Job job : jobs) {
+            done++;
+            Path json = dir.resolve(job.name() + ".json");
+            if (resume && Files.isRegularFile(json)) {
+                continue;
+            }
+            console.printf(Locale.ROOT, "%s %d/%d: %s%n", label, done, jobs.size(), job.title());
+            console.flush();
+            String failure = run(profile, mainClass, job.arguments().apply(json), json, dir.resolve(job.name() + ".log"));
+            if (failure != null) {
+                failed.add(job.name() + ": " + failure);
+                console.println("  FAILED: " + failure);
+            } else {
+                summary.apply(Json.read(json)).forEach(line -> console.println("  " + line));
+            }
+            console.flush();
+        }
+        return failed;
     }
 
     /** The JSON files of {@code dir}, read, in name order; empty if there is no such folder. */

@@ -28,7 +28,7 @@ abstract class JdbcLeaseStore implements LeaseStore {
     private final LockingStrategy strategy;
     private final WriteProtocol protocol;
     private final String selectState;
-    private final ExecutorService claimThreads = Executors.newCachedThreadPool(task -> {
+    final ExecutorService claimThreads = Executors.newCachedThreadPool(task -> {
         Thread thread = new Thread(task, "leaselab-claim-" + CLAIM_THREADS.incrementAndGet());
         thread.setDaemon(true);
         return thread;
@@ -162,7 +162,8 @@ abstract class JdbcLeaseStore implements LeaseStore {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            gate.countDown();
+            // The gate stays shut: cancelling interrupts the claimants that wait at it, so a claim
+            // that has not started by now never runs for a caller that has already given up.
             claims.forEach(c -> c.cancel(true));
             throw new LeaseStoreException("interrupted while racing claims on " + database, e);
         }

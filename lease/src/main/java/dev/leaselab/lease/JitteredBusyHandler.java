@@ -37,7 +37,7 @@ class JitteredBusyHandler extends BusyHandler {
             return 0;
         }
         long step = Math.min(LONGEST_STEP_NANOS, FIRST_STEP_NANOS << Math.min(previousCalls, 10));
-        LockSupport.parkNanos(Math.min(left, ThreadLocalRandom.current().nextLong(step / 2, step + 1)));
+        LockSupport.parkNanos(Math.min(left, ThreadLocalRandom.current().nextLong(step / 2, step)));
         return 1;
     }
 }

@@ -84,6 +84,11 @@ public interface LeaseStore extends AutoCloseable {
     /**
      * Lets every owner claim the job at the same time, each on its own thread, and returns their
      * results in the order of {@code owners}. For a claimable job exactly one result holds a fence.
+     *
+     * @throws LeaseStoreException if a claim fails (the first failure, the others suppressed), or if
+     *     the caller is interrupted, which keeps its interrupt: interrupted before the claims were
+     *     let go, none of them runs; interrupted later, a claim already at the database may still
+     *     win the job although no result reports it
      */
     List<OptionalLong> claimMany(String jobId, List<String> owners, double now, double ttl);
 

@@ -76,7 +76,7 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(strategy, "strategy");
         Objects.requireNonNull(options, "options");
-        strategy.requireEngine(LockingStrategy.Engine.POSTGRESQL);
+        // postgresProtocol() refuses a strategy of the other engine, naming it, before anything is opened.
         return new PostgresLeaseStore(jdbcUrl, strategy, options, LeaseSql.CONTRACT,
                 strategy.postgresProtocol(LeaseSql.CONTRACT));
     }
@@ -86,7 +86,7 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         super(redact(Objects.requireNonNull(jdbcUrl, "jdbcUrl")), Objects.requireNonNull(strategy, "strategy"), sql, protocol);
         strategy.requireEngine(LockingStrategy.Engine.POSTGRESQL);
         if (!jdbcUrl.startsWith(URL_PREFIX)) {
-            throw new IllegalArgumentException("jdbcUrl must start with " + URL_PREFIX + ": " + redact(jdbcUrl));
+            throw new IllegalArgumentException("jdbcUrl must start with " + URL_PREFIX + ", not " + redact(jdbcUrl));
         }
         this.jdbcUrl = jdbcUrl;
         this.options = Objects.requireNonNull(options, "options");
@@ -103,7 +103,7 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         });
     }
 
-    private static HikariConfig config(String jdbcUrl, PostgresOptions options) {
+    static HikariConfig config(String jdbcUrl, PostgresOptions options) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("leaselab-postgres-" + POOLS.incrementAndGet());
         config.setDriverClassName("org.postgresql.Driver");

@@ -47,7 +47,8 @@ public final class SqliteLeaseStore extends JdbcLeaseStore {
      */
     public static SqliteLeaseStore open(Path file, LockingStrategy strategy, StoreOptions options) {
         Objects.requireNonNull(strategy, "strategy");
-        strategy.requireEngine(LockingStrategy.Engine.SQLITE);
+        Objects.requireNonNull(options, "options");
+        // protocol() refuses a strategy of the other engine, naming it, before anything is opened.
         return new SqliteLeaseStore(file, strategy, options, LeaseSql.CONTRACT, strategy.protocol(LeaseSql.CONTRACT, options));
     }
 

@@ -130,6 +130,6 @@ final class TransactionProtocol implements WriteProtocol {
     /** Sleeps a random time up to a bound that doubles with each attempt, so retries spread out. */
     private static void backOff(int attempt) {
         long bound = Math.min(MAX_BACKOFF_NANOS, 20_000L << Math.min(attempt, 16));
-        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(bound / 2, bound + 1));
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(bound / 2, bound));
     }
 }

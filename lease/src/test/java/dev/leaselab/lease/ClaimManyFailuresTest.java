@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,7 +51,7 @@ class ClaimManyFailuresTest {
     }
 
     @Test
-    void anInterruptedCallerFailsAndKeepsItsInterrupt() {
+    void anInterruptedCallerFailsKeepsItsInterruptAndRunsNoClaim() throws InterruptedException {
         Path file = dir.resolve("jobs.db");
         try (SqliteLeaseStore store = SqliteLeaseStore.open(file, LockingStrategy.CONDITIONAL_UPDATE)) {
             store.enqueue("j");
@@ -62,6 +64,14 @@ class ClaimManyFailuresTest {
             }
             assertEquals("interrupted while racing claims on " + file.toAbsolutePath(), e.getMessage());
             assertInstanceOf(InterruptedException.class, e.getCause());
+            // Interrupted before the claims were let go: every claimant ends, and none claimed.
+            ThreadPoolExecutor claimants = (ThreadPoolExecutor) store.claimThreads;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (claimants.getActiveCount() > 0) {
+                assertTrue(System.nanoTime() < deadline, claimants.getActiveCount() + " claimants still run 10 s later");
+                Thread.sleep(1);
+            }
+            assertEquals(new JobState("j", null, 0, 0, null, false), store.state("j").orElseThrow());
         }
     }
 }

@@ -1,0 +1,79 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A {@link LockingStrategy#GROUP_COMMIT} write whose caller is interrupted while another thread's
+ * batch runs. Its write is queued and may already be in a leader's transaction, so it cannot be
+ * abandoned: the caller must get its write's real outcome, and get its interrupt back.
+ */
+class GroupCommitInterruptTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anInterruptedWaiterGetsItsWritesOutcomeAndKeepsItsInterrupt() throws Exception {
+        Path file = dir.resolve("jobs.db");
+        StoreOptions options = StoreOptions.defaults().withBusyTimeout(Duration.ofSeconds(30));
+        try (SqliteLeaseStore store = SqliteLeaseStore.open(file, LockingStrategy.GROUP_COMMIT, options);
+             Connection holder = DriverManager.getConnection("jdbc:sqlite:" + file);
+             Statement h = holder.createStatement()) {
+            store.enqueue("a");
+            store.enqueue("b");
+            h.execute("BEGIN IMMEDIATE");
+            // The leader's batch waits for the write lock that the holder keeps.
+            CompletableFuture<OptionalLong> leaderResult = new CompletableFuture<>();
+            Thread leader = new Thread(() -> leaderResult.complete(store.claim("a", "L", 100, 30)), "leader");
+            leader.start();
+            awaitFrame(leader, f -> f.getMethodName().equals("runBatch"));
+            // The waiter finds a leader at work, queues its write and parks.
+            CompletableFuture<OptionalLong> waiterResult = new CompletableFuture<>();
+            CompletableFuture<Boolean> waiterInterrupted = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                waiterResult.complete(store.claim("b", "W", 100, 30));
+                waiterInterrupted.complete(Thread.currentThread().isInterrupted());
+            }, "waiter");
+            waiter.start();
+            awaitFrame(waiter, f -> f.getClassName().equals(GroupCommitProtocol.class.getName()) && f.getMethodName().equals("submit"));
+            awaitState(waiter, Thread.State.WAITING);
+            waiter.interrupt();
+            h.execute("ROLLBACK");
+
+            assertEquals(OptionalLong.of(1), leaderResult.get(30, TimeUnit.SECONDS));
+            assertEquals(OptionalLong.of(1), waiterResult.get(30, TimeUnit.SECONDS), "the interrupted write still ran");
+            assertTrue(waiterInterrupted.get(30, TimeUnit.SECONDS), "the waiter keeps its interrupt");
+            assertEquals("W", store.state("b").orElseThrow().owner());
+        }
+    }
+
+    private static void awaitFrame(Thread thread, Predicate<StackTraceElement> frame) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Arrays.stream(thread.getStackTrace()).noneMatch(frame)) {
+            assertTrue(thread.isAlive() && System.nanoTime() < deadline, thread.getName() + " never reached the frame");
+            Thread.sleep(1);
+        }
+    }
+
+    private static void awaitState(Thread thread, Thread.State state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (thread.getState() != state) {
+            assertTrue(System.nanoTime() < deadline, thread.getName() + " is " + thread.getState() + ", never " + state);
+            Thread.sleep(1);
+        }
+    }
+}

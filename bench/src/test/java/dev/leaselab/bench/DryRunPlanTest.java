@@ -1,0 +1,70 @@
+package dev.leaselab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Which side runs a narrowed {@code run} keeps, read from its dry-run plan: the open loops and the
+ * multi-process runs measure the hot-job claim at the profile's own thread counts, so a run
+ * narrowed to other benchmarks, to a mode or to thread counts leaves the multi-process runs out,
+ * and a run narrowed to strategies or storages keeps them for those only.
+ */
+class DryRunPlanTest {
+
+    private static final String PROCESSES = "MultiProcessMain (hot claim)";
+
+    @TempDir
+    Path results;
+
+    static Stream<Arguments> narrowings() {
+        return Stream.of(
+                Arguments.of(List.of(), true),
+                Arguments.of(List.of("--no-processes"), false),
+                Arguments.of(List.of("--benchmarks", "FloorBenchmark.update"), false),
+                Arguments.of(List.of("--benchmarks", "ClaimBenchmark.hotJob"), true),
+                Arguments.of(List.of("--modes", "thrpt"), false),
+                Arguments.of(List.of("--threads", "8"), false),
+                Arguments.of(List.of("--strategies", "CONDITIONAL_UPDATE"), true),
+                Arguments.of(List.of("--storages", "WAL_FULL"), true),
+                Arguments.of(List.of("--strategies", "PG_ROW_LOCK"), false));
+    }
+
+    @ParameterizedTest(name = "{0} keeps them: {1}")
+    @MethodSource("narrowings")
+    void aNarrowedRunKeepsTheMultiProcessRunsOnlyWhereTheyMeasureWhatWasAskedFor(List<String> narrowing, boolean kept) {
+        List<String> args = new ArrayList<>(List.of("run", "--profile", "quick", "--dry-run", "--output", results.toString()));
+        args.addAll(narrowing);
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        int status = BenchMain.execute(new PrintStream(console, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+        String plan = console.toString(StandardCharsets.UTF_8);
+        List<String> lines = plan.lines().filter(l -> l.contains(PROCESSES)).toList();
+        if (narrowing.equals(List.of("--strategies", "PG_ROW_LOCK"))) {
+            // Without a PostgreSQL server a plan of PostgreSQL strategies only is refused; either
+            // way no SQLite multi-process run may be left in it.
+            assertTrue(lines.isEmpty(), plan);
+            return;
+        }
+        assertEquals(0, status, plan);
+        assertEquals(kept, !lines.isEmpty(), plan);
+        if (narrowing.contains("--strategies")) {
+            assertTrue(lines.get(0).contains("strategy=[CONDITIONAL_UPDATE]"), lines.get(0));
+        }
+        if (narrowing.contains("--storages")) {
+            assertTrue(lines.get(0).contains("storage=[WAL_FULL]"), lines.get(0));
+            assertFalse(lines.get(0).contains("WAL_NORMAL"), lines.get(0));
+        }
+    }
+}

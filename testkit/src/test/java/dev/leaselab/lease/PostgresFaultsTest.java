@@ -20,9 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
@@ -30,7 +28,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -39,9 +36,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What a PostgreSQL server does to a store that a SQLite file cannot: it is unreachable, it holds a
- * row past the statement timeout, it terminates a connection, it restarts. Each failure must be a
+ * row past the statement timeout, it terminates a connection. Each failure must be a
  * {@link LeaseStoreException} (never a {@code false}), leave every committed job as it was, and
- * leave the store working once the cause is gone.
+ * leave the store working once the cause is gone. A server that restarts is
+ * {@link PostgresRestartTest}'s, apart because it restarts a server of its own.
  *
  * <p>Bad numbers, nulls and a closed store are checked for the PostgreSQL strategies too, by
  * {@link LeaseStoreErrorsTest}, which runs those tests for every strategy of both engines.
@@ -224,101 +222,6 @@ class PostgresFaultsTest {
                      + " WHERE application_name = '" + application + "'")) {
             rows.next();
             return rows.getInt(1);
-        }
-    }
-
-    // ---- a server restart ----
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
-    void aServerRestartFailsOperationsMeanwhileAndKeepsEverythingCommitted(LockingStrategy strategy) throws Exception {
-        PostgresServer server = restartableServer();
-        String url = server.createSchema().url();
-        // A short connect timeout keeps the outage short: each operation in it waits that long.
-        LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy,
-                PostgresOptions.defaults().withConnectTimeout(Duration.ofMillis(250)).withStatementTimeout(Duration.ofSeconds(2))));
-        Map<String, JobState> committed = new LinkedHashMap<>();
-        for (int i = 0; i < 12; i++) {
-            String id = "job-" + i;
-            assertTrue(store.enqueue(id));
-            long fence = store.claim(id, "w" + i, 100, TTL).orElseThrow();
-            if (i % 3 == 0) {
-                assertTrue(store.complete(id, "w" + i, fence, 110, "result-" + i));
-                committed.put(id, new JobState(id, "w" + i, 130, fence, "result-" + i, true));
-            } else if (i % 3 == 1) {
-                assertTrue(store.release(id, "w" + i, fence));
-                long again = store.claim(id, "v" + i, 101, TTL).orElseThrow();
-                committed.put(id, new JobState(id, "v" + i, 131, again, null, false));
-            } else {
-                committed.put(id, new JobState(id, "w" + i, 130, fence, null, false));
-            }
-        }
-
-        server.stop();
-        try {
-            failsMeanwhile(store);
-        } finally {
-            server.start();
-        }
-
-        // HikariCP retried connecting during the outage with a growing backoff (up to 5 s), so the
-        // first operations after the restart may still fail; the store must recover by itself.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Optional<JobState> first = Optional.empty();
-        while (first.isEmpty()) {
-            try {
-                first = store.state("job-0");
-                assertTrue(first.isPresent(), "a state that succeeds must find the job");
-            } catch (LeaseStoreException e) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("the store did not recover within 30 s of the restart", e);
-                }
-                Thread.sleep(100);
-            }
-        }
-        // From now on every operation works, and every committed fence and result is there.
-        for (JobState job : committed.values()) {
-            assertEquals(Optional.of(job), store.state(job.id()));
-        }
-        assertEquals(Optional.empty(), store.state("new"));
-        assertEquals(OptionalLong.of(2), store.claim("job-2", "B", 200, TTL));
-        assertTrue(store.complete("job-2", "B", 2, 210, "after"));
-        assertFalse(store.complete("job-0", "w0", 1, 111, "again"));
-        assertTrue(store.enqueue("new"));
-        assertEquals(new JobState("job-2", "B", 230, 2, "after", true), store.state("job-2").orElseThrow());
-    }
-
-    /** Every operation while the server is down is a failure, never an answer. */
-    private static void failsMeanwhile(LeaseStore store) {
-        List<Executable> meanwhile = List.of(
-                () -> store.state("job-0"),
-                () -> store.enqueue("new"),
-                () -> store.claim("job-2", "B", 200, TTL),
-                () -> store.renew("job-1", "v1", 2, 110, TTL),
-                () -> store.complete("job-1", "v1", 2, 110, "lost"),
-                () -> store.release("job-2", "w2", 1),
-                () -> store.claimMany("job-5", List.of("B", "C"), 200, TTL));
-        for (Executable call : meanwhile) {
-            LeaseStoreException e = assertThrows(LeaseStoreException.class, call);
-            assertNotNull(e.getCause());
-        }
-    }
-
-    /** A server of this class's own, so that no other test sees it restart; shared by its cases. */
-    private static PostgresServer restartable;
-
-    private static synchronized PostgresServer restartableServer() {
-        if (restartable == null) {
-            restartable = PostgresServer.startPrivate();
-        }
-        return restartable;
-    }
-
-    @AfterAll
-    static synchronized void stopRestartableServer() {
-        if (restartable != null) {
-            restartable.close();
-            restartable = null;
         }
     }
 

@@ -143,7 +143,7 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
      * and one fails on the catalog's unique index. So the creation runs under an advisory lock, and
      * a table that already exists is not touched at all (a user without the right to create tables
      * can then still open a store on a prepared database). The same goes for the index that
- * claimNext reads the queue by: created with the table, or added once to a table without it.
+     * claimNext reads the queue by: created with the table, or added once to a table without it.
      */
     private static void createTable(Session s, LeaseSql sql) throws SQLException {
         if (s.firstBoolean("SELECT to_regclass('jobs') IS NOT NULL AND to_regclass('" + LeaseSql.QUEUE_INDEX + "') IS NOT NULL")) {

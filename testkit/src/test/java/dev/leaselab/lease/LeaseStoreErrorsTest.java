@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Bad numbers, nulls and a closed store are checked for every strategy of both engines. The
  * tests of files (a missing directory, a file that is not a database, a corrupt or read-only file)
  * and of SQLite's busy timeout are about SQLite only and run its strategies only; the failures of a
- * PostgreSQL server are in {@link PostgresFaultsTest}.
+ * PostgreSQL server are in {@link PostgresFaultsTest} and {@link PostgresRestartTest}.
  */
 @ExtendWith(StoreUnderTest.class)
 class LeaseStoreErrorsTest {

@@ -84,6 +84,12 @@ abstract sealed class BenchDb implements AutoCloseable permits SqliteBenchDb, Po
     abstract String where();
 
     /**
+     * How another process reaches this database ({@link MultiProcessWorker}'s first argument): the
+     * SQLite file's path, or the JDBC URL of the PostgreSQL schema.
+     */
+    abstract String workerArgument();
+
+    /**
      * A plain connection with the storage's settings and the benchmarks' 1 s limit on waiting
      * (busy timeout, or statement timeout on PostgreSQL), in autocommit: the floor measures it.
      */

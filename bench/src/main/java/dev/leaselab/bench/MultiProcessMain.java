@@ -1,10 +1,8 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
-import dev.leaselab.lease.SqliteLeaseStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -35,8 +33,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * Contention between processes, not only threads: the same number of threads split over P worker
- * JVMs ({@link MultiProcessWorker}) on one SQLite file, each process with its own store, so that
- * only SQLite's lock and its busy handler decide who goes next (an in-process queue such as
+ * JVMs ({@link MultiProcessWorker}) on one SQLite file (or one PostgreSQL schema), each process with
+ * its own store, so that only the database's locks (and SQLite's busy handler) decide who goes
+ * next (an in-process queue such as
  * {@code SERIALIZED}'s or {@code GROUP_COMMIT}'s can order only its own process's threads). For
  * each split P x T, the floor (P processes running the plain {@code UPDATE}) and then every
  * strategy's hot-job claim; all processes pass a common start gate. Per run: won per wall second
@@ -52,19 +51,22 @@ import picocli.CommandLine.Spec;
  * With {@code --load}, each strategy's closed loop is followed by open loops across the processes
  * ({@link OpenLoop} in every worker, each sending its share of the rate from the common gate on):
  * latency from each request's intended start, the processes' histograms merged.
- * SQLite only for now; {@code -Dleaselab.bench.busyWait=JITTERED} sets every process's busy wait.
+ * {@code -Dleaselab.bench.busyWait=JITTERED} sets every SQLite process's busy wait. With
+ * {@code --storage POSTGRESQL} the processes share a fresh schema of the server that
+ * {@code ./with-postgres.sh} (or {@code LEASELAB_POSTGRES_URL}) names, and the busy timeout is the
+ * statement timeout.
  * Exit codes: 0 success, 2 a usage or runtime error.
  */
 @Command(name = "leaselab-multiprocess", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "The same threads in 1, 2, 4, 8 processes on one SQLite file: hot-job claims and the floor, "
+        description = "The same threads in 1, 2, 4, 8 processes on one SQLite file or PostgreSQL schema: hot-job claims and the floor, "
                 + "each process with its own store, all starting at one gate.")
 public final class MultiProcessMain implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
-    @Option(names = "--storage", defaultValue = "WAL_FULL", description = "WAL_NORMAL, WAL_FULL or DELETE_FULL (default: ${DEFAULT-VALUE})")
+    @Option(names = "--storage", defaultValue = "WAL_FULL", description = "WAL_NORMAL, WAL_FULL, DELETE_FULL or POSTGRESQL (default: ${DEFAULT-VALUE})")
     Storage storage;
-    @Option(names = "--strategies", split = ",", description = "SQLite strategies (default: all of them)")
+    @Option(names = "--strategies", split = ",", description = "strategies of the storage's engine (default: all of them)")
     List<LockingStrategy> strategies;
     @Option(names = "--splits", split = ",", defaultValue = "1x8,2x4,4x2,8x1",
             description = "processes x threads per process (default: ${DEFAULT-VALUE})")
@@ -164,14 +166,15 @@ public final class MultiProcessMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (storage.engine() != Engine.SQLITE) {
-            throw new IllegalArgumentException("MultiProcessMain runs on SQLite only for now: --storage " + storage);
-        }
-        List<LockingStrategy> measured = strategies != null ? strategies : LockingStrategy.of(Engine.SQLITE);
+        List<LockingStrategy> measured = strategies != null ? strategies : LockingStrategy.of(storage.engine());
         for (LockingStrategy s : measured) {
-            if (s.engine() != Engine.SQLITE) {
-                throw new IllegalArgumentException("--strategies takes SQLite strategies only for now: " + s);
+            if (s.engine() != storage.engine()) {
+                throw new IllegalArgumentException("--strategies takes strategies of the storage's engine (" + storage.engine()
+                        + " for --storage " + storage + "): " + s);
             }
+        }
+        if (storage.engine() == Engine.POSTGRESQL) {
+            PostgresTarget.require(); // before any process starts: without a server, say how to name one
         }
         List<Split> parsed = splits.stream().map(Split::parse).toList();
         for (double load : loads == null ? List.<Double>of() : loads) {
@@ -248,9 +251,11 @@ public final class MultiProcessMain implements Callable<Integer> {
 
     /** Creates a fresh file, starts the split's processes, opens the gate, and reads back their counts. */
     RunResult runOne(String work, Split split) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, Double.NaN, (file, outputs) -> {
+        return runProcesses(work, split, Double.NaN, (db, outputs) -> {
             RunResult result = fold(work, split, outputs);
-            checkFence(storage, work, file, outputs);
+            try (Connection c = db.connect()) {
+                checkFence(work, c, outputs);
+            }
             return result;
         });
     }
@@ -261,64 +266,66 @@ public final class MultiProcessMain implements Callable<Integer> {
      * does not apply: an open loop does not count its warmup's wins.
      */
     OpenRun runOpen(String work, Split split, double load, double rate) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, rate / split.processes(), (file, outputs) -> foldOpen(work, split, load, outputs));
+        return runProcesses(work, split, rate / split.processes(), (db, outputs) -> foldOpen(work, split, load, outputs));
     }
 
     private interface Fold<T> {
-        T apply(Path file, List<Path> outputs) throws SQLException;
+        T apply(BenchDb db, List<Path> outputs) throws SQLException;
     }
 
-    /** Creates a fresh file, starts the split's processes, opens the gate, waits for them and folds their outputs. */
+    /**
+     * Creates a fresh database (a SQLite file, or a PostgreSQL schema) with the hot job and the
+     * floor's row, starts the split's processes, opens the gate, waits for them and folds their outputs.
+     */
     private <T> T runProcesses(String work, Split split, double ratePerProcess, Fold<T> fold)
             throws IOException, InterruptedException, SQLException {
         Path dir = Files.createTempDirectory("leaselab-multiprocess-");
-        Path file = dir.resolve("multiprocess.db");
-        LockingStrategy schemaBy = MultiProcessWorker.FLOOR.equals(work) ? LockingStrategy.IMMEDIATE : LockingStrategy.valueOf(work);
-        try (LeaseStore store = SqliteLeaseStore.open(file, schemaBy, storage.options())) {
-            store.enqueue(ClaimBenchmark.HOT);
-            store.enqueue(PairedClaimBenchmark.FLOOR_ROW);
-        }
         List<Process> processes = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
-        try {
-            for (int p = 0; p < split.processes(); p++) {
-                Path output = dir.resolve("process-" + p + ".json");
-                outputs.add(output);
-                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"),
-                        "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
-                        "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
-                        "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
-                        MultiProcessWorker.class.getName(), file.toString(), storage.name(), work,
-                        Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
-                        output.toString()));
-                if (!Double.isNaN(ratePerProcess)) {
-                    command.add(Double.toString(ratePerProcess));
+        try (BenchDb db = BenchDb.openWithoutStore(storage)) {
+            db.insertJobs(new String[] {ClaimBenchmark.HOT, PairedClaimBenchmark.FLOOR_ROW}, null, 0);
+            try {
+                for (int p = 0; p < split.processes(); p++) {
+                    Path output = dir.resolve("process-" + p + ".json");
+                    outputs.add(output);
+                    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            "-cp", System.getProperty("java.class.path"),
+                            "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
+                            "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
+                            "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
+                            MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
+                            Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
+                            output.toString()));
+                    if (!Double.isNaN(ratePerProcess)) {
+                        command.add(Double.toString(ratePerProcess));
+                    }
+                    processes.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
                 }
-                processes.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
-            }
-            for (Process process : processes) {
-                awaitReady(process, work, split);
-            }
-            for (Process process : processes) {
-                OutputStream gate = process.getOutputStream();
-                gate.write('\n');
-                gate.flush();
-            }
-            // An open loop may wait out its drain (OpenLoop.DEFAULT_DRAIN) after the window.
-            long limit = warmup.toMillis() + duration.toMillis() + OpenLoop.DEFAULT_DRAIN.toMillis() + 60_000;
-            for (Process process : processes) {
-                if (!process.waitFor(limit, TimeUnit.MILLISECONDS)) {
-                    throw new IllegalStateException("a worker process of " + work + " " + split + " did not finish within "
-                            + limit + " ms");
+                for (Process process : processes) {
+                    awaitReady(process, work, split);
                 }
-                if (process.exitValue() != 0) {
-                    throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
+                for (Process process : processes) {
+                    OutputStream gate = process.getOutputStream();
+                    gate.write('\n');
+                    gate.flush();
                 }
+                // An open loop may wait out its drain (OpenLoop.DEFAULT_DRAIN) after the window.
+                long limit = warmup.toMillis() + duration.toMillis() + OpenLoop.DEFAULT_DRAIN.toMillis() + 60_000;
+                for (Process process : processes) {
+                    if (!process.waitFor(limit, TimeUnit.MILLISECONDS)) {
+                        throw new IllegalStateException("a worker process of " + work + " " + split + " did not finish within "
+                                + limit + " ms");
+                    }
+                    if (process.exitValue() != 0) {
+                        throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
+                    }
+                }
+                return fold.apply(db, outputs);
+            } finally {
+                // Before the database goes: a worker left running would hold it.
+                processes.forEach(Process::destroyForcibly);
             }
-            return fold.apply(file, outputs);
         } finally {
-            processes.forEach(Process::destroyForcibly);
             SqliteBenchDb.deleteDirectory(dir);
         }
     }
@@ -420,7 +427,7 @@ public final class MultiProcessMain implements Callable<Integer> {
      * the wins counted by all processes, warmup included: a process that miscounted, or a win that
      * did not commit, shows here.
      */
-    static void checkFence(Storage storage, String work, Path file, List<Path> outputs) throws SQLException {
+    static void checkFence(String work, Connection c, List<Path> outputs) throws SQLException {
         long counted = 0;
         for (Path output : outputs) {
             for (JsonNode t : Json.read(output).path("threads")) {
@@ -428,8 +435,7 @@ public final class MultiProcessMain implements Callable<Integer> {
             }
         }
         String row = MultiProcessWorker.FLOOR.equals(work) ? PairedClaimBenchmark.FLOOR_ROW : ClaimBenchmark.HOT;
-        try (Connection c = storage.connect(file); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT fence FROM jobs WHERE id = '" + row + "'")) {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT fence FROM jobs WHERE id = '" + row + "'")) {
             long stored = r.next() ? r.getLong(1) : -1;
             if (stored != counted) {
                 throw new IllegalStateException(work + ": the stored fence of '" + row + "' is " + stored + " but the processes "

@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
  * SQLite file ({@link MultiProcessMain}), hot-job claims of every strategy next to the floor of the
  * same split, one {@code MultiProcessMain} JVM per storage, after the profile's JMH steps and open
  * loops. The report puts the splits side by side ("the same 8 threads, in 1, 2, 4, 8 processes").
- * SQLite only: {@link MultiProcessMain} does not drive PostgreSQL yet.
+ * SQLite only: {@link MultiProcessMain} runs on PostgreSQL by hand ({@code --storage POSTGRESQL}),
+ * but the runner's plan ({@link PostgresTarget}) does not yet drop or keep such a step by the server.
  *
  * @param storages SQLite storages, one {@code MultiProcessMain} run each
  * @param strategies SQLite strategies, each measured in every split

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.PostgresLeaseStore;
 import dev.leaselab.lease.SqliteLeaseStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,8 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +24,12 @@ import java.util.OptionalLong;
 
 /**
  * One worker process of {@link MultiProcessMain}: opens its own store (or, for the floor, its own
- * plain connections) on the shared file, says {@value #READY} on stdout, waits for a line on stdin
+ * plain connections) on the shared SQLite file or PostgreSQL schema, says {@value #READY} on stdout, waits for a line on stdin
  * (the common start gate), runs its threads through a warmup and a measured window, writes what
  * each thread counted to a JSON file and exits. Not for direct use.
  *
- * <p>Arguments: {@code file storage strategy|FLOOR threads warmupMillis measureMillis out [rate]}.
+ * <p>Arguments: {@code database storage strategy|FLOOR threads warmupMillis measureMillis out [rate]},
+ * where {@code database} is the SQLite file or the schema's JDBC URL ({@link BenchDb#workerArgument()}).
  * Without {@code rate} the threads run back to back (a closed loop) and the JSON has each
  * thread's counts; with it, the process sends {@code rate} requests per second from the gate on
  * through an {@link OpenLoop} on its threads, and the JSON has the open loop's {@link OpenLoop.Result}
@@ -47,7 +51,7 @@ public final class MultiProcessWorker {
     private MultiProcessWorker() {}
 
     public static void main(String[] args) throws Exception {
-        Path file = Path.of(args[0]);
+        String database = args[0];
         Storage storage = Storage.valueOf(args[1]);
         boolean floor = FLOOR.equals(args[2]);
         LockingStrategy strategy = floor ? null : LockingStrategy.valueOf(args[2]);
@@ -57,7 +61,7 @@ public final class MultiProcessWorker {
         Path out = Path.of(args[6]);
         double rate = args.length > 7 ? Double.parseDouble(args[7]) : Double.NaN;
 
-        LeaseStore store = floor ? null : SqliteLeaseStore.open(file, strategy, storage.options());
+        LeaseStore store = floor ? null : open(database, storage, strategy);
         List<Connection> connections = new ArrayList<>();
         List<Counts> counts = new ArrayList<>();
         List<Op> ops = new ArrayList<>();
@@ -74,7 +78,7 @@ public final class MultiProcessWorker {
                 String owner = "p" + ProcessHandle.current().pid() + "-t" + t;
                 Op op;
                 if (floor) {
-                    Connection connection = storage.connect(file);
+                    Connection connection = connect(database, storage);
                     connections.add(connection);
                     PreparedStatement update = connection.prepareStatement(FloorBenchmark.UPDATE);
                     update.setString(1, PairedClaimBenchmark.FLOOR_ROW);
@@ -152,6 +156,31 @@ public final class MultiProcessWorker {
                     .put("warmupWon", c.warmupWon).put("startNanos", c.startNanos).put("endNanos", c.endNanos);
         }
         Files.writeString(out, Json.MAPPER.writeValueAsString(result));
+    }
+
+    /** The store on the file or schema, with the storage's settings and this JVM's busy (statement) timeout. */
+    private static LeaseStore open(String database, Storage storage, LockingStrategy strategy) {
+        return switch (storage.engine()) {
+            case SQLITE -> SqliteLeaseStore.open(Path.of(database), strategy, storage.options());
+            case POSTGRESQL -> PostgresLeaseStore.open(database, strategy, storage.postgresOptions());
+        };
+    }
+
+    /** The floor's plain connection, with the same limit on waiting as the store's. */
+    private static Connection connect(String database, Storage storage) throws SQLException {
+        return switch (storage.engine()) {
+            case SQLITE -> storage.connect(Path.of(database));
+            case POSTGRESQL -> {
+                Connection c = DriverManager.getConnection(database);
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET statement_timeout = " + Storage.busyTimeout().toMillis());
+                } catch (SQLException e) {
+                    c.close();
+                    throw e;
+                }
+                yield c;
+            }
+        };
     }
 
     enum Outcome { WON, LOST, FAILED }

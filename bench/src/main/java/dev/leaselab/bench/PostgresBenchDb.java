@@ -53,6 +53,11 @@ final class PostgresBenchDb extends BenchDb {
     }
 
     @Override
+    String workerArgument() {
+        return server.schemaUrl(schema);
+    }
+
+    @Override
     Connection connect() throws SQLException {
         return server.connect(schema, Storage.busyTimeout());
     }

@@ -47,6 +47,11 @@ final class SqliteBenchDb extends BenchDb {
     }
 
     @Override
+    String workerArgument() {
+        return file.toString();
+    }
+
+    @Override
     Connection connect() throws SQLException {
         return storage.connect(file);
     }

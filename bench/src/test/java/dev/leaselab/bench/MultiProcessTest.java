@@ -53,6 +53,44 @@ class MultiProcessTest {
     }
 
     /**
+     * The same on one PostgreSQL schema: two worker JVMs of two threads, the floor and
+     * PG_CONDITIONAL_UPDATE. The stored fence check runs on the schema as it does on the file.
+     */
+    @Test
+    void twoProcessesShareOnePostgresSchemaAndTheirWinsAddUpToTheStoredFence() {
+        PostgresTests.useTestServerUnlessOneIsGiven();
+        PostgresTests.require(PostgresTarget.configured().isPresent(), "no PostgreSQL server for the multi-process run");
+        Path json = dir.resolve("mp-pg.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "POSTGRESQL", "--strategies", "PG_CONDITIONAL_UPDATE", "--splits", "2x2",
+                "--warmup", "200ms", "--duration", "600ms", "--json", json.toString());
+        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        JsonNode runs = Json.read(json).path("runs");
+        assertEquals(2, runs.size(), runs.toString());
+        for (JsonNode run : runs) {
+            JsonNode r = run.path("result");
+            assertEquals(2, r.path("perProcessWon").size(), r.toString());
+            for (JsonNode processWon : r.path("perProcessWon")) {
+                assertTrue(processWon.asLong() > 0, "a process won nothing: " + r);
+            }
+            assertEquals(0, r.path("failed").asLong(), r.toString());
+        }
+        assertTrue(runs.get(1).path("xFloor").asDouble() > 0, runs.get(1).toString());
+    }
+
+    @Test
+    void aStrategyOfAnotherEngineThanTheStorageIsRefusedNamingBoth() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "POSTGRESQL", "--strategies", "IMMEDIATE");
+        assertEquals(2, code);
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains("POSTGRESQL") && message.contains("IMMEDIATE"), message);
+    }
+
+    /**
      * The negative control of the busy-timeout check: a worker that ignored the timeout it was
      * started with (its output reports another) must fail the run, never be folded into it.
      */
@@ -87,12 +125,16 @@ class MultiProcessTest {
         }
         List<Path> addsUp = List.of(workerOutput("a.json", Storage.busyTimeout().toMillis(), 40),
                 workerOutput("b.json", Storage.busyTimeout().toMillis(), 50));
-        MultiProcessMain.checkFence(Storage.WAL_NORMAL, "IMMEDIATE", file, addsUp);
+        try (java.sql.Connection c = Storage.WAL_NORMAL.connect(file)) {
+            MultiProcessMain.checkFence("IMMEDIATE", c, addsUp);
+        }
 
         List<Path> oneTooMany = List.of(workerOutput("c.json", Storage.busyTimeout().toMillis(), 40),
                 workerOutput("d.json", Storage.busyTimeout().toMillis(), 51));
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> MultiProcessMain.checkFence(Storage.WAL_NORMAL, "IMMEDIATE", file, oneTooMany));
+        IllegalStateException e;
+        try (java.sql.Connection c = Storage.WAL_NORMAL.connect(file)) {
+            e = assertThrows(IllegalStateException.class, () -> MultiProcessMain.checkFence("IMMEDIATE", c, oneTooMany));
+        }
         assertTrue(e.getMessage().contains("is 90") && e.getMessage().contains("counted 91"), e.getMessage());
     }
 

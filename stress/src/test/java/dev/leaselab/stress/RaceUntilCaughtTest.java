@@ -44,6 +44,19 @@ class RaceUntilCaughtTest {
         assertEquals(StressRun.CONTROL_ATTEMPTS - 1, missed.size());
     }
 
+    /**
+     * What is raced again: a control that was not caught and a correct store whose race was too
+     * quiet to judge. A caught control, a pass and above all a violation of a correct store are final.
+     */
+    @Test
+    void onlyAMissedControlOrAnInconclusiveRaceOfACorrectStoreIsRacedAgain() {
+        for (Verdict.Outcome outcome : Verdict.Outcome.values()) {
+            assertEquals(outcome != Verdict.Outcome.MISSED, StressRun.settled(true, outcome), "control, " + outcome);
+            assertEquals(outcome != Verdict.Outcome.INCONCLUSIVE, StressRun.settled(false, outcome), "correct store, " + outcome);
+        }
+        assertTrue(StressRun.settled(false, Verdict.Outcome.FAIL), "a violation is never raced away");
+    }
+
     @Test
     void oneAttemptIsOneRaceWhateverItGives() {
         StressRun.LastRace<String> last = StressRun.raceUntilCaught(1, attempt -> "missed", result -> false,

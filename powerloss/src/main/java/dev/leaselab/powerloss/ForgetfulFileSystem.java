@@ -76,6 +76,10 @@ final class ForgetfulFileSystem implements AutoCloseable {
     private final SimulatedDisk disk;
     private final Path mountPoint;
     private final Fuse fuse = new Fuse();
+    /** A cut that waits for an unlink: see {@link #answer}'s {@code cut-after-unlink}. */
+    private volatile ArmedCut armedCut;
+
+    private record ArmedCut(String suffix, CutMode mode, long seed) {}
 
     private ForgetfulFileSystem(SimulatedDisk disk, Path mountPoint) {
         this.disk = disk;
@@ -242,6 +246,13 @@ final class ForgetfulFileSystem implements AutoCloseable {
                     PowerCut cut = cutPower(CutMode.valueOf(words[1]), new Random(Long.parseLong(words[2])));
                     yield "cut " + cut.mode() + " " + cut.filesWithUnsyncedChanges() + " " + cut.lostChanges() + " "
                             + cut.keptChanges() + " " + cut.namesForgotten();
+                }
+                case "cut-after-unlink" -> {
+                    if (words.length != 4) {
+                        throw new IllegalArgumentException("usage: cut-after-unlink NAME_SUFFIX MODE SEED");
+                    }
+                    armedCut = new ArmedCut(words[1], CutMode.valueOf(words[2]), Long.parseLong(words[3]));
+                    yield "armed";
                 }
                 case "on" -> {
                     powerOn();
@@ -508,6 +519,12 @@ final class ForgetfulFileSystem implements AutoCloseable {
         public int unlink(String path) {
             return call(() -> {
                 disk.unlink(path);
+                ArmedCut armed = armedCut;
+                if (armed != null && path.endsWith(armed.suffix())) {
+                    // The name is gone, the program has not heard back yet: the power goes now.
+                    armedCut = null;
+                    cutPower(armed.mode(), new Random(armed.seed()));
+                }
                 return 0;
             });
         }

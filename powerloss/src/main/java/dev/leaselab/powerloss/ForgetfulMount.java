@@ -129,6 +129,21 @@ public final class ForgetfulMount implements AutoCloseable {
                 Long.parseLong(words[4]), Integer.parseInt(words[5]));
     }
 
+    /**
+     * Arms a cut at a chosen moment: the power goes right after the next unlink of a name ending
+     * in {@code nameSuffix} has taken effect, before the program that asked hears back (which then
+     * runs on against a disk that answers EIO). Cuts as {@link #cutPower} does, with {@code mode}
+     * and {@code seed}.
+     */
+    public void cutPowerAfterUnlink(String nameSuffix, CutMode mode, long seed) {
+        Objects.requireNonNull(nameSuffix, "nameSuffix");
+        Objects.requireNonNull(mode, "mode");
+        if (nameSuffix.isBlank() || nameSuffix.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalArgumentException("nameSuffix must be a non-empty name without spaces: '" + nameSuffix + "'");
+        }
+        ask("cut-after-unlink " + nameSuffix + " " + mode.name() + " " + seed);
+    }
+
     /** Powers the disk on: programs now see the durable image the last cut left. */
     public void powerOn() {
         ask("on");

@@ -204,4 +204,40 @@ class ForgetfulMountTest {
             assertTrue(rows < 50, journal + "+" + sync + " is a control: the cut must cost commits, rows " + rows);
         }
     }
+
+    /**
+     * Why a race must stop its workers before the power goes (as a real power cut does). DELETE +
+     * EXTRA commits by deleting the journal and then syncing the directory; a program still running
+     * after the cut finds the directory cannot be opened, and SQLite's {@code unixDelete} takes a
+     * directory it cannot open for one that needs no sync: the commit is reported done, and the
+     * journal the cut brought back rolls it back at the next open.
+     */
+    @Test
+    void aProgramRunningOnAfterTheCutIsToldOfACommitThatTheCutTookBack() throws SQLException {
+        String url = "jdbc:sqlite:" + disk.mountPoint().resolve("t.db");
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("PRAGMA journal_mode=DELETE");
+            s.execute("PRAGMA synchronous=EXTRA");
+            s.execute("CREATE TABLE t(x)");
+            s.execute("INSERT INTO t VALUES (1)");
+            disk.cutPowerAfterUnlink("-journal", CutMode.LOSE_UNSYNCED, 7);
+            assertEquals(1, s.executeUpdate("UPDATE t SET x = 2"), "the commit is reported done after the cut");
+            assertThrows(SQLException.class, () -> s.execute("INSERT INTO t VALUES (3)"), "the disk is off");
+        }
+        disk.powerOn();
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT x FROM t")) {
+            assertTrue(r.next());
+            assertEquals(1, r.getInt(1), "the journal came back and rolled the reported commit back");
+            assertFalse(r.next());
+        }
+    }
+
+    @Test
+    void anArmedCutNamesItsBadArguments() {
+        assertThrows(NullPointerException.class, () -> disk.cutPowerAfterUnlink(null, CutMode.LOSE_UNSYNCED, 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> disk.cutPowerAfterUnlink("a b", CutMode.LOSE_UNSYNCED, 1));
+        assertTrue(e.getMessage().contains("nameSuffix"), e.getMessage());
+    }
 }

@@ -23,9 +23,10 @@ import java.util.Random;
 
 /**
  * Power-loss races: worker JVMs ({@link PowerLossWorker}) claim, renew, complete and release on a
- * database inside a {@link ForgetfulMount}; at a random moment the power is cut (every write no
- * fsync covered is lost, and the disk answers EIO from then on) and every worker is killed with
- * {@code kill -9}; the power comes back, a fresh store opens the file, {@code PRAGMA
+ * database inside a {@link ForgetfulMount}; at a random moment every worker is killed with
+ * {@code kill -9} and then the power is cut (every write no fsync covered is lost): as in a real
+ * power cut, no program hears from the disk after the moment of the cut (one that runs on can be
+ * told a commit is done that the cut took back, see ForgetfulMountTest); the power comes back, a fresh store opens the file, {@code PRAGMA
  * integrity_check} runs, and {@link PowerLossChecker} looks for every operation acknowledged so far
  * in the rows; then new workers go on, until the last cut. At the end the {@link HistoryChecker}
  * judges the whole history of every cut with the final rows: a fence handed out twice, two
@@ -247,8 +248,11 @@ final class PowerLossDriver {
         /** How a worker is told which database to open: {@link Database#argument()}. */
         String argument();
 
-        /** What dies at the moment of the cut, just before the layer's power goes. */
-        void crash();
+        /**
+         * What dies at the moment of the cut, just before the layer's power goes: everything that
+         * could still hear an answer from the disk, so that nothing is acknowledged after the cut.
+         */
+        void crash(WorkerFleet workers);
 
         /**
          * After the power is back: recovers, and says "ok" or what is damaged.
@@ -314,8 +318,11 @@ final class PowerLossDriver {
         }
 
         @Override
-        public void crash() {
-            // Only the workers use the file; they are killed with the power.
+        public void crash(WorkerFleet workers) {
+            // The workers use the file themselves. One still running after the cut can be told a
+            // commit is done whose last step (the directory's sync) SQLite skipped when the
+            // directory would not open: kill -9 each, and wait until it is gone.
+            workers.close();
         }
 
         @Override
@@ -339,7 +346,8 @@ final class PowerLossDriver {
             }
 
             @Override
-            public void crash() {
+            public void crash(WorkerFleet workers) {
+                // Only the server touches the disk; the workers are killed after the power.
                 server.crash();
             }
 
@@ -394,10 +402,10 @@ final class PowerLossDriver {
                 }
                 sleep(settings.minRunMillis()
                         + (long) (random.nextDouble() * (settings.maxRunMillis() - settings.minRunMillis())));
-                db.crash();
+                db.crash(fleet);
                 PowerCut power = disk.cutPower(settings.mode(), random.nextLong());
                 unsyncedLost += power.lostChanges();
-                // Closing the fleet kills every worker (kill -9) and waits until each is gone.
+                // Kills every worker still running (kill -9: on SQLite they are gone already) and waits until each is gone.
                 fleet.close();
                 before = new ArrayList<>();
                 for (Path history : fleet.histories()) {

@@ -19,7 +19,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -28,8 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,33 +47,12 @@ class PostgresFaultsTest {
 
     private static final double TTL = 30;
 
-    private final List<AutoCloseable> cleanup = new ArrayList<>();
-
-    static List<LockingStrategy> postgresStrategies() {
-        return LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL);
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closeLater(T resource) {
-        cleanup.add(resource);
-        return resource;
-    }
-
-    private Database.PostgresSchema database() {
-        Database.PostgresSchema db = PostgresServer.get().createSchema();
-        cleanup.add(db::drop);
-        return db;
-    }
+    @RegisterExtension
+    final PostgresFixture postgres = new PostgresFixture();
 
     /** A store with a held job "j" (A, fence 1, until 130) and a done job "d". */
     private LeaseStore seeded(String url, LockingStrategy strategy, PostgresOptions options) {
-        LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy, options));
+        LeaseStore store = postgres.closeLater(PostgresLeaseStore.open(url, strategy, options));
         store.enqueue("j");
         assertEquals(OptionalLong.of(1), store.claim("j", "A", 100, TTL));
         store.enqueue("d");
@@ -86,7 +64,7 @@ class PostgresFaultsTest {
     // ---- an unreachable server, a wrong URL ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void anUnreachableServerIsAFailureThatNamesTheUrlButNotThePassword(LockingStrategy strategy) throws IOException {
         String url = "jdbc:postgresql://127.0.0.1:" + closedPort() + "/jobs?user=app&password=secret";
         LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> PostgresLeaseStore.open(url,
@@ -124,9 +102,9 @@ class PostgresFaultsTest {
     // ---- a row held past the statement timeout ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void aRowLockHeldPastTheStatementTimeoutIsAFailureAndChangesNothing(LockingStrategy strategy) throws Exception {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         LeaseStore store = seeded(db.url(), strategy, PostgresOptions.defaults().withStatementTimeout(Duration.ofMillis(200)));
         SortedMap<String, JobState> before = db.rows();
         try (Connection other = db.connect(); Statement s = other.createStatement()) {
@@ -156,14 +134,14 @@ class PostgresFaultsTest {
     // ---- a connection terminated by the server ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void aTerminatedConnectionFailsItsOperationAndTheStoreRecovers(LockingStrategy strategy) throws Exception {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         String application = "victim_" + db.schema();
         LeaseStore store = seeded(db.url() + "&ApplicationName=" + application, strategy, PostgresOptions.defaults());
         SortedMap<String, JobState> before = db.rows();
         ExecutorService thread = Executors.newSingleThreadExecutor();
-        cleanup.add(thread::shutdownNow);
+        postgres.closeLater(thread::shutdownNow);
         try (Connection other = db.connect(); Statement s = other.createStatement()) {
             other.setAutoCommit(false);
             s.executeQuery("SELECT * FROM jobs WHERE id = 'j' FOR UPDATE").close();

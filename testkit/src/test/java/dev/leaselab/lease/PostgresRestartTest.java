@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.testkit.PostgresServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,31 +36,16 @@ class PostgresRestartTest {
     /** A server of this class's own, so that no other test sees it restart; shared by its cases. */
     private static PostgresServer restartable;
 
-    private final List<AutoCloseable> cleanup = new ArrayList<>();
-
-    static List<LockingStrategy> postgresStrategies() {
-        return LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL);
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closeLater(T resource) {
-        cleanup.add(resource);
-        return resource;
-    }
+    @RegisterExtension
+    final PostgresFixture postgres = new PostgresFixture();
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void aServerRestartFailsOperationsMeanwhileAndKeepsEverythingCommitted(LockingStrategy strategy) throws Exception {
         PostgresServer server = restartableServer();
         String url = server.createSchema().url();
         // A short connect timeout keeps the outage short: each operation in it waits that long.
-        LeaseStore store = closeLater(PostgresLeaseStore.open(url, strategy,
+        LeaseStore store = postgres.closeLater(PostgresLeaseStore.open(url, strategy,
                 PostgresOptions.defaults().withConnectTimeout(Duration.ofMillis(250)).withStatementTimeout(Duration.ofSeconds(2))));
         Map<String, JobState> committed = new LinkedHashMap<>();
         for (int i = 0; i < 12; i++) {

@@ -12,15 +12,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,37 +38,16 @@ class PostgresStoreTest {
     /** The password of the roles these tests create; the test servers trust loopback logins and ignore it. */
     private static final String ROLE_PASSWORD = "role-secret";
 
-    private final List<AutoCloseable> cleanup = new ArrayList<>();
-
-    static List<LockingStrategy> postgresStrategies() {
-        return LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL);
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closeLater(T resource) {
-        cleanup.add(resource);
-        return resource;
-    }
-
-    private Database.PostgresSchema database() {
-        Database.PostgresSchema db = PostgresServer.get().createSchema();
-        cleanup.add(db::drop);
-        return db;
-    }
+    @RegisterExtension
+    final PostgresFixture postgres = new PostgresFixture();
 
     // ---- opening ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void openWithoutOptionsTakesTheDefaultsAndShowsTheUrlWithoutItsPassword(LockingStrategy strategy) {
-        Database.PostgresSchema db = database();
-        PostgresLeaseStore store = closeLater(PostgresLeaseStore.open(db.url() + "&password=secret", strategy));
+        Database.PostgresSchema db = postgres.database();
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url() + "&password=secret", strategy));
 
         assertEquals(PostgresOptions.defaults(), store.options());
         assertEquals(strategy, store.strategy());
@@ -86,24 +64,24 @@ class PostgresStoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void openCreatesTheTableWithTheQueueIndex(LockingStrategy strategy) throws SQLException {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         assertEquals(Set.of(), indexesOfJobs(db), "a new schema has no table");
-        closeLater(PostgresLeaseStore.open(db.url(), strategy));
+        postgres.closeLater(PostgresLeaseStore.open(db.url(), strategy));
         assertEquals(Set.of("jobs_pkey", LeaseSql.QUEUE_INDEX), indexesOfJobs(db));
     }
 
     @Test
     void openAddsTheQueueIndexToATableThatLacksIt() throws SQLException {
-        Database.PostgresSchema db = database();
-        PostgresLeaseStore first = closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_CONDITIONAL_UPDATE));
+        Database.PostgresSchema db = postgres.database();
+        PostgresLeaseStore first = postgres.closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_CONDITIONAL_UPDATE));
         first.enqueue("j");
         long fence = first.claim("j", "A", 100, TTL).orElseThrow();
         db.execute("DROP INDEX " + LeaseSql.QUEUE_INDEX);
         assertEquals(Set.of("jobs_pkey"), indexesOfJobs(db));
 
-        PostgresLeaseStore second = closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_CONDITIONAL_UPDATE));
+        PostgresLeaseStore second = postgres.closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_CONDITIONAL_UPDATE));
         assertEquals(Set.of("jobs_pkey", LeaseSql.QUEUE_INDEX), indexesOfJobs(db));
         // The table itself was left as it was: the job keeps its lease and fence.
         assertEquals(Optional.of(new JobState("j", "A", 130, fence, null, false)), second.state("j"));
@@ -133,10 +111,10 @@ class PostgresStoreTest {
             + "%20-c%20enable_nestloop=off%20-c%20enable_mergejoin=off";
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void claimNextReturnsABatchInQueueOrderWhateverOrderTheRowsAreStoredIn(LockingStrategy strategy) {
-        Database.PostgresSchema db = database();
-        PostgresLeaseStore store = closeLater(PostgresLeaseStore.open(db.url() + STORAGE_ORDER_PLAN, strategy));
+        Database.PostgresSchema db = postgres.database();
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url() + STORAGE_ORDER_PLAN, strategy));
         // Stored c, b, a; the queue of jobs with the same expiry is by id: a, b, c.
         for (String id : List.of("c", "b", "a")) {
             store.enqueue(id);
@@ -155,16 +133,16 @@ class PostgresStoreTest {
     // ---- a role that may not create tables ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void aRoleThatMayNotCreateTablesOpensADatabaseThatItsOwnerPrepared(LockingStrategy strategy) throws SQLException {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         String role = newRole(db);
         // The owner opens the database once, which creates the table; then it lets the role use it.
         PostgresLeaseStore.open(db.url(), strategy).close();
         db.execute("GRANT USAGE ON SCHEMA " + db.schema() + " TO " + role);
         db.execute("GRANT SELECT, INSERT, UPDATE ON jobs TO " + role);
 
-        PostgresLeaseStore store = closeLater(PostgresLeaseStore.open(urlOf(db, role), strategy));
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(urlOf(db, role), strategy));
         // What makes this test mean something: the store really runs as the role, which may not
         // create anything in the schema (CREATE TABLE IF NOT EXISTS would fail for it).
         assertEquals(List.of(role), store.withSession(s -> s.strings("SELECT current_user")));
@@ -180,7 +158,7 @@ class PostgresStoreTest {
 
     @Test
     void aRoleThatMayNotCreateTablesCannotOpenAnEmptyDatabaseAndLeavesNoConnection() throws Exception {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         String role = newRole(db);
         db.execute("GRANT USAGE ON SCHEMA " + db.schema() + " TO " + role);
         String application = "refused_" + db.schema();
@@ -188,7 +166,7 @@ class PostgresStoreTest {
         String shown = url.replace("password=" + ROLE_PASSWORD, "password=***");
 
         LeaseStoreException e = assertThrows(LeaseStoreException.class,
-                () -> closeLater(PostgresLeaseStore.open(url, LockingStrategy.PG_CONDITIONAL_UPDATE)));
+                () -> postgres.closeLater(PostgresLeaseStore.open(url, LockingStrategy.PG_CONDITIONAL_UPDATE)));
         assertTrue(e.getMessage().startsWith("open failed on " + shown + " (PG_CONDITIONAL_UPDATE): "), e.getMessage());
         assertFalse(e.getMessage().contains(ROLE_PASSWORD), e.getMessage());
         assertInstanceOf(SQLException.class, e.getCause());
@@ -203,7 +181,7 @@ class PostgresStoreTest {
     private String newRole(Database.PostgresSchema db) throws SQLException {
         String role = "app_" + db.schema();
         db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + ROLE_PASSWORD + "'");
-        cleanup.add(() -> {
+        postgres.closeLater(() -> {
             db.execute("DROP OWNED BY " + role);
             db.execute("DROP ROLE " + role);
         });
@@ -218,11 +196,11 @@ class PostgresStoreTest {
     // ---- closing ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("postgresStrategies")
+    @MethodSource(PostgresFixture.STRATEGIES)
     void closeEndsEveryConnectionOfTheStore(LockingStrategy strategy) throws Exception {
-        Database.PostgresSchema db = database();
+        Database.PostgresSchema db = postgres.database();
         String application = "closing_" + db.schema();
-        PostgresLeaseStore store = closeLater(PostgresLeaseStore.open(db.url() + "&ApplicationName=" + application, strategy));
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url() + "&ApplicationName=" + application, strategy));
         store.enqueue("j");
         long pid = store.withSession(s -> s.firstLong("SELECT pg_backend_pid()")).orElseThrow();
         try (Connection admin = PostgresServer.get().connect()) {

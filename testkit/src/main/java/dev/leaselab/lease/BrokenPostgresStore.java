@@ -4,8 +4,9 @@ package dev.leaselab.lease;
  * Wrong versions of {@link PostgresLeaseStore}, each with one change that keeps the happy path
  * working: the negative controls of the contract tests on PostgreSQL. Like {@link BrokenStore},
  * each is built from the shipped store by replacing one SQL fragment or the write protocol, and
- * lives in test code only. The kill matrix ({@link KillMatrixTest}) requires the contract suite to
- * fail for each of them on every PostgreSQL strategy.
+ * lives in test code only. The kill matrix ({@link KillMatrixTest}) runs the contract suite and
+ * {@link ClaimAgainstClaimNextTest} against each of them on every PostgreSQL strategy and requires
+ * a test to fail.
  */
 public enum BrokenPostgresStore {
 
@@ -31,6 +32,21 @@ public enum BrokenPostgresStore {
         @Override
         LeaseSql sql() {
             return BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK.sql();
+        }
+    },
+
+    /**
+     * {@code PG_ADVISORY_LOCK}'s claimNext without the job's own advisory lock and without reading
+     * the job's rule again ({@link ClaimNextWithoutJobLock}), on every PostgreSQL strategy: a
+     * {@code claim} of a job that claimNext has picked but not yet written wins it too. The
+     * contract suite races claims with claims and claimNext calls with each other, never the two,
+     * so only {@link ClaimAgainstClaimNextTest}'s race catches it; the kill matrix runs that race
+     * for every PostgreSQL variant.
+     */
+    CLAIM_NEXT_WITHOUT_JOB_LOCK("CONTRACT 19") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
+            return new ClaimNextWithoutJobLock(strategy.postgresProtocol(sql), sql);
         }
     };
 

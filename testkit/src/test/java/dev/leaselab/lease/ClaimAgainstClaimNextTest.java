@@ -3,9 +3,6 @@ package dev.leaselab.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.leaselab.testkit.Database;
-import dev.leaselab.testkit.PostgresServer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CyclicBarrier;
@@ -13,7 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,23 +21,22 @@ import org.junit.jupiter.params.provider.EnumSource;
  * job twice ({@code PG_ADVISORY_LOCK}'s per-job lock and re-check inside {@code claimNext} are
  * what prevent it there). Every round offers one fresh job, so both calls want the same one; the
  * test counts the rounds in which the two calls overlapped in time and needs some.
+ *
+ * <p>The store comes from {@link StoreUnderTest}, so that the kill matrix ({@link KillMatrixTest})
+ * can run this race against {@link BrokenPostgresStore#CLAIM_NEXT_WITHOUT_JOB_LOCK}, that
+ * claimNext without the per-job lock and re-check, and require it to be caught.
  */
+@ExtendWith(StoreUnderTest.class)
 class ClaimAgainstClaimNextTest {
 
     private static final int ROUNDS = 100;
     private static final double TTL = 1_000;
 
-    @TempDir
-    Path dir;
-
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
-    void aClaimAndAClaimNextOfTheSameJobNeverBothWin(LockingStrategy strategy) throws Exception {
-        Database.PostgresSchema schema = strategy.engine() == LockingStrategy.Engine.POSTGRESQL
-                ? PostgresServer.get().createSchema() : null;
+    void aClaimAndAClaimNextOfTheSameJobNeverBothWin(LockingStrategy strategy, StoreFactory stores) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        try (LeaseStore store = schema != null ? PostgresLeaseStore.open(schema.url(), strategy)
-                : SqliteLeaseStore.open(dir.resolve("jobs.db"), strategy)) {
+        try (LeaseStore store = stores.open(stores.database(strategy), strategy)) {
             int overlapped = 0;
             int claimWon = 0;
             for (int round = 0; round < ROUNDS; round++) {
@@ -77,9 +73,6 @@ class ClaimAgainstClaimNextTest {
                     claimWon, ROUNDS - claimWon);
         } finally {
             threads.shutdownNow();
-            if (schema != null) {
-                schema.drop();
-            }
         }
     }
 }

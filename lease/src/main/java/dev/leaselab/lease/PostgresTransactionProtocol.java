@@ -46,7 +46,7 @@ final class PostgresTransactionProtocol implements WriteProtocol {
      * The advisory lock of the queue, of the two-integer form like the store's schema lock, so
      * it never collides with a job's one-bigint lock; the numbers are "leas" and "queu" in ASCII.
      */
-    private static final String QUEUE_LOCK = "SELECT pg_advisory_xact_lock(1818583411, 1903519093)";
+    static final String QUEUE_LOCK = "SELECT pg_advisory_xact_lock(1818583411, 1903519093)";
 
     PostgresTransactionProtocol(LeaseSql sql, Lock lock) {
         this.lock = lock;

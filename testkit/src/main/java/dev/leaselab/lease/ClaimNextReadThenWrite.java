@@ -11,14 +11,18 @@ import java.util.OptionalLong;
  * the pick and the write another worker picks the same job, and both are handed it. Every other
  * operation is the strategy's own.
  */
-final class ClaimNextReadThenWrite extends ForwardingProtocol {
+class ClaimNextReadThenWrite extends ForwardingProtocol {
 
     private final String pick;
     private final String write;
 
     ClaimNextReadThenWrite(WriteProtocol delegate, LeaseSql sql) {
+        this(delegate, sql, LockingStrategy.Engine.SQLITE);
+    }
+
+    ClaimNextReadThenWrite(WriteProtocol delegate, LeaseSql sql, LockingStrategy.Engine engine) {
         super(delegate);
-        this.pick = sql.nextClaimableIds(LockingStrategy.Engine.SQLITE);
+        this.pick = sql.nextClaimableIds(engine);
         this.write = LeaseSql.write(sql.claimEffect()) + " RETURNING fence";
     }
 

@@ -26,9 +26,10 @@ import java.util.Random;
  * database inside a {@link ForgetfulMount}; at a random moment every worker is killed with
  * {@code kill -9} and then the power is cut (every write no fsync covered is lost): as in a real
  * power cut, no program hears from the disk after the moment of the cut (one that runs on can be
- * told a commit is done that the cut took back, see ForgetfulMountTest); the power comes back, a fresh store opens the file, {@code PRAGMA
- * integrity_check} runs, and {@link PowerLossChecker} looks for every operation acknowledged so far
- * in the rows; then new workers go on, until the last cut. At the end the {@link HistoryChecker}
+ * told a commit is done that the cut took back, see ForgetfulMountTest); the power comes back, a
+ * fresh store opens the file, {@code PRAGMA integrity_check} runs, and {@link PowerLossChecker}
+ * looks for every operation acknowledged so far in the rows; then new workers go on, until the
+ * last cut. At the end the {@link HistoryChecker}
  * judges the whole history of every cut with the final rows: a fence handed out twice, two
  * accepted completes, a write accepted from a stale holder.
  *

@@ -156,7 +156,7 @@ final class BenchRun {
         }
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-D" + Outcomes.TALLY_PROPERTY + "=" + tally);
-        jvmArgs.add("-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name());
+        jvmArgs.add("-D" + Storage.BUSY_WAIT_PROPERTY + "=" + step.busyWaitIn(profile).name());
         if (System.getProperty(BenchDb.DECORATOR_PROPERTY) != null) {
             // The decorator and its own settings (leaselab.bench.decorator.*).
             System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(BenchDb.DECORATOR_PROPERTY)).sorted()
@@ -180,7 +180,7 @@ final class BenchRun {
         if (timing.forks() == 0) {
             // In-process (tests only): the tally property must be visible to this JVM.
             System.setProperty(Outcomes.TALLY_PROPERTY, tally.toString());
-            System.setProperty(Storage.BUSY_WAIT_PROPERTY, profile.busyWait().name());
+            System.setProperty(Storage.BUSY_WAIT_PROPERTY, step.busyWaitIn(profile).name());
         }
         return b.build();
     }

@@ -45,7 +45,9 @@ import org.openjdk.jmh.annotations.Mode;
  *       1 and 8 threads, renew, complete, the worker cycle and the queue at 8 threads, and the hot job's
  *       latency at 8 threads, for every PostgreSQL strategy. One fork, one warmup and three
  *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
- *       {@code full}: there SQLite's busy handler stalls iterations.
+ *       {@code full}: there SQLite's busy handler stalls iterations. The paired headline ratios of
+ *       every strategy and storage: three forks of the gate's groups each
+ *       ({@link #QUICK_PAIRED_FORKS}), about four minutes of the profile's time.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
  *       percentiles of the hot job and the floor at 1 and 8 threads, for both engines; one fork,
  *       one warmup and five measurement iterations of one second (five, so that the gate's rank
@@ -106,6 +108,14 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     static final int GATE_SLICE_MILLIS = 75;
 
     /**
+     * The forks of quick's paired rows, each of the gate's groups. One fork gave 10 of the 36 SQLite
+     * ratios within ±10% of their median over five quick runs: a fork's ratios shift as a whole
+     * (its JIT, its files), and more groups do not average that out, more forks do; three forks
+     * gave 31 of 36 (results/reproducibility.md).
+     */
+    static final int QUICK_PAIRED_FORKS = 3;
+
+    /**
      * Whether JMH synchronises the paired benchmark's iterations. It does not: a paired slice is
      * timed by its threads' own stamps (first start to last end), and with JMH's synchronised
      * iterations the threads that are done keep calling the benchmark until every thread is, so
@@ -138,13 +148,15 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      * @param strategies the strategies, of the storages' engine; for the floor, which has no
      *     strategy parameter, the strategies it is the reference of (the step is dropped when a
      *     filter leaves none of them)
+     * @param timing its own forks and iterations, or null for the profile's
+     * @param busyWait its own busy wait for every SQLite connection, or null for the profile's
      */
     record Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies,
-                Timing timing) {
+                Timing timing, BusyWait busyWait) {
 
-        /** A step with the profile's forks and iterations. */
+        /** A step with the profile's forks, iterations and busy wait. */
         Step(BenchmarkId benchmark, Mode mode, int threads, List<Storage> storages, List<LockingStrategy> strategies) {
-            this(benchmark, mode, threads, storages, strategies, null);
+            this(benchmark, mode, threads, storages, strategies, null, null);
         }
 
         /**
@@ -157,13 +169,29 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                            int sliceMillis) {
             int groupMillis = PairedClaimBenchmark.GROUP * sliceMillis;
             int warmupGroups = (WARMUP_MILLIS + groupMillis - 1) / groupMillis;
+            // PostgreSQL has no busy wait to set.
+            BusyWait wait = storages.get(0).engine() == Engine.SQLITE ? PAIRED_BUSY_WAIT : null;
             return new Step(PAIRED, Mode.Throughput, threads, storages, strategies, new Timing(forks,
-                    warmupGroups * PairedClaimBenchmark.GROUP, sliceMillis, groups * PairedClaimBenchmark.GROUP, sliceMillis));
+                    warmupGroups * PairedClaimBenchmark.GROUP, sliceMillis, groups * PairedClaimBenchmark.GROUP, sliceMillis), wait);
         }
 
         /** As {@link #paired(int, List, List, int, int, int)} with slices of {@link #SLICE_MILLIS}. */
         static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
             return paired(threads, storages, strategies, forks, groups, SLICE_MILLIS);
+        }
+
+        /**
+         * The busy wait of every paired step on SQLite, whatever the profile's: under SQLite's
+         * sleeping handler the floor's eight writers on WAL_FULL collapsed to 717-1,521 updates/s in
+         * five quick runs, so "x floor, 8 threads" measured how far that floor stalled (1.5 to 2.6 for
+         * the same strategy), not the strategy; with the jittered wait it does not collapse
+         * (results/reproducibility.md).
+         */
+        static final BusyWait PAIRED_BUSY_WAIT = BusyWait.JITTERED;
+
+        /** The busy wait this step's SQLite connections run with: its own, or the profile's. */
+        BusyWait busyWaitIn(Profile profile) {
+            return busyWait != null ? busyWait : profile.busyWait();
         }
 
         /** The slice length of every paired step but the gate's. */
@@ -249,8 +277,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%-26s %-6s threads=%d storage=%s%s%s", benchmark, mode.shortLabel(), threads,
-                    storages, hasStrategy() ? " strategy=" + strategies : "", timing == null ? "" : " " + timing.describe());
+            return String.format(Locale.ROOT, "%-26s %-6s threads=%d storage=%s%s%s%s", benchmark, mode.shortLabel(), threads,
+                    storages, hasStrategy() ? " strategy=" + strategies : "", timing == null ? "" : " " + timing.describe(),
+                    busyWait == null ? "" : " busyWait=" + busyWait);
         }
     }
 
@@ -370,7 +399,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
-                steps.add(Step.paired(8, wal, strategies, 1, 8));
+                steps.add(Step.paired(8, wal, strategies, QUICK_PAIRED_FORKS, GATE_GROUPS, GATE_SLICE_MILLIS));
             }
             case POSTGRESQL -> {
                 List<Storage> pg = Storage.of(engine);
@@ -382,7 +411,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));
-                steps.add(Step.paired(8, pg, strategies, 1, 8));
+                steps.add(Step.paired(8, pg, strategies, QUICK_PAIRED_FORKS, GATE_GROUPS, GATE_SLICE_MILLIS));
             }
         }
         return steps;
@@ -416,7 +445,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         List<Step> steps = forks < 0 ? this.steps : this.steps.stream().map(s -> s.timing() == null ? s
                 : new Step(s.benchmark(), s.mode(), s.threads(), s.storages(), s.strategies(), new Timing(forks,
                         s.timing().warmupIterations(), s.timing().warmupMillis(), s.timing().measurementIterations(),
-                        s.timing().measurementMillis()))).toList();
+                        s.timing().measurementMillis()), s.busyWait())).toList();
         return new Profile(name, forks >= 0 ? forks : this.forks,
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
@@ -442,10 +471,16 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 openLoops, processes);
     }
 
-    /** This profile with another busy wait for every SQLite connection of its benchmarks. */
+    /**
+     * This profile with another busy wait for every SQLite connection of its benchmarks, the
+     * paired steps' included: asked for by name, it applies to every step.
+     */
     Profile withBusyWait(BusyWait wait) {
-        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, steps,
-                Objects.requireNonNull(wait, "wait"), openLoops, multiProcess);
+        Objects.requireNonNull(wait, "wait");
+        List<Step> all = steps.stream().map(s -> new Step(s.benchmark(), s.mode(), s.threads(), s.storages(), s.strategies(),
+                s.timing(), null)).toList();
+        return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, all, wait,
+                openLoops, multiProcess);
     }
 
     /** Keeps only the steps, storages and strategies that pass the filters; drops steps left empty. */
@@ -460,7 +495,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             // The floor is kept only while a strategy it is the reference of is kept: filtering to
             // PostgreSQL strategies must not leave SQLite floors behind.
             if (!st.isEmpty() && !ls.isEmpty()) {
-                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing()));
+                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing(), s.busyWait()));
             }
         }
         List<OpenLoopStep> open = openLoops.stream().map(o -> o.filter(storage, strategy)).filter(Objects::nonNull).toList();
@@ -515,16 +550,23 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         return seconds;
     }
 
-    /** Seconds the run may take if every contended fork on a SQLite FULL storage stalls in every iteration. */
+    /**
+     * Seconds the run may take if every contended fork on a SQLite FULL storage under SQLite's
+     * sleeping handler stalls in every iteration.
+     */
     double worstCaseSeconds() {
         return estimatedSeconds() + stallIterations() * STALL_SECONDS_PER_ITERATION;
     }
 
-    /** The iterations that may stall: every iteration of a contended fork on a SQLite FULL storage. */
+    /**
+     * The iterations that may stall: every iteration of a contended fork on a SQLite FULL storage
+     * under SQLite's sleeping handler.
+     */
     private long stallIterations() {
         long iterations = 0;
         for (Step s : steps) {
-            if (s.threads() > 1) {
+            // The jittered wait never waited out the timeout (results/README.md, "Busy waits").
+            if (s.threads() > 1 && s.busyWaitIn(this) == BusyWait.SQLITE_SLEEPS) {
                 long full = s.storages().stream().filter(Storage::sqliteFsyncsEveryCommit).count();
                 Timing t = s.timingIn(this);
                 iterations += full * (s.hasStrategy() ? s.strategies().size() : 1) * Math.max(1, t.forks()) * t.iterations();
@@ -549,6 +591,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 .filter(st -> steps.stream().anyMatch(s -> s.storages().contains(st))).map(Enum::name).toList());
         m.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
         m.put("busyWait", busyWait.name());
+        steps.stream().filter(s -> s.benchmark() == PAIRED && s.engine() == Engine.SQLITE).findFirst()
+                .ifPresent(s -> m.put("pairedBusyWait", s.busyWaitIn(this).name()));
         m.put("pairedSyncIterations", PAIRED_SYNC_ITERATIONS);
         m.put("referenceMillis", referenceMillis());
         m.put("steps", steps.stream().map(Step::describe).toList());

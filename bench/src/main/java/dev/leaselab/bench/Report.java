@@ -63,7 +63,9 @@ final class Report {
         }
         List<Row> thrpt = rows.stream().filter(r -> r.mode() == Mode.Throughput).toList();
         List<Row> sample = rows.stream().filter(r -> r.mode() == Mode.SampleTime).toList();
-        md.append(paired(PairedRatios.read(folder.resolve(BenchResults.TALLY))));
+        // Runs from before the paired steps had a busy wait of their own ran them with the profile's.
+        md.append(paired(PairedRatios.read(folder.resolve(BenchResults.TALLY)), env.path("settings").path("pairedBusyWait")
+                .asText(env.path("settings").path("busyWait").asText(Gate.BUSY_WAIT_BEFORE_RECORDED))));
         md.append(engines(thrpt, sample));
         Set<BenchmarkId> benchmarks = new LinkedHashSet<>();
         // The paired fork's JMH score mixes its slices: its results are the paired table above.
@@ -255,7 +257,7 @@ final class Report {
      * interval; with several forks, the range of the per-fork medians, and a warning when two
      * forks' intervals do not overlap.
      */
-    static String paired(Map<ForkKey, PairedRatios.Row> rows) {
+    static String paired(Map<ForkKey, PairedRatios.Row> rows, String busyWait) {
         if (rows.isEmpty()) {
             return "";
         }
@@ -273,8 +275,8 @@ final class Report {
                 the CPU a fork lands on (this machine's two run SQLite about 30% apart) cancels out. Rates are the
                 median per-slice won/s. **forks** gives the range of the per-fork medians of x floor at all threads;
                 **disagree** marks a row whose forks' intervals do not overlap (beyond the noise).
-
                 """);
+        md.append("SQLite's connections waited for the lock with the `").append(busyWait).append("` busy wait in these forks.\n\n");
         md.append("| storage | strategy | threads | claims/s, 1 | floor/s, 1 | x floor, 1 | claims/s, N | floor/s, N "
                 + "| x floor, N | N / 1 | groups | forks | failed, N |\n");
         md.append("|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---|---:|\n");

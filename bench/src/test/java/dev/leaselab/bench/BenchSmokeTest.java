@@ -199,6 +199,9 @@ class BenchSmokeTest {
         assertTrue(report.contains("## Paired: the hot-job claim against its floor"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |")), report);
         assertFalse(report.contains("## PairedClaimBenchmark.slice"), "the paired fork's mixed JMH score is not tabled");
+        // smoke's other steps run the store's default; its paired step the jittered wait, and says so
+        assertTrue(report.contains("with the `JITTERED` busy wait in these forks"), report);
+        assertTrue(report.contains("(busy wait " + Profile.STORE_DEFAULT_BUSY_WAIT + ")"), report);
     }
 
     @Test

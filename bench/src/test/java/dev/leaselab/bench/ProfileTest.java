@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -32,11 +33,11 @@ class ProfileTest {
      */
     private static final double QUICK_SECONDS_PER_STRATEGY = 4.3 * 60 / 9;
     /**
-     * What the paired headline ratios added on top: one fork per strategy and storage, of 8 + 32
-     * slices of 150 ms (no reference windows: the paired step does not measure the reference),
-     * and the fork's own 3 s.
+     * What the paired headline ratios added on top: three forks per strategy and storage, each of
+     * 16 + 56 slices of 75 ms (no reference windows: the paired step does not measure the
+     * reference), and the fork's own 3 s.
      */
-    private static final double PAIRED_SECONDS_PER_FORK = 40 * 0.15 + Profile.FORK_OVERHEAD_SECONDS;
+    private static final double PAIRED_SECONDS_PER_FORK = 72 * 0.075 + Profile.FORK_OVERHEAD_SECONDS;
 
     @ParameterizedTest
     @ValueSource(strings = {"quick", "full", "smoke"})
@@ -82,13 +83,14 @@ class ProfileTest {
                 "ClaimBenchmark.hotJob sample 8", "PairedClaimBenchmark.slice thrpt 8")), pg);
         int sqlite = LockingStrategy.of(Engine.SQLITE).size();
         int postgres = LockingStrategy.of(PG).size();
-        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle, the two queues + latency + paired)
-        assertEquals(2 + postgres * 9, quick.forkRuns(PG));
+        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle, the two queues + latency)
+        // + every strategy paired, in three forks
+        assertEquals(2 + postgres * 8 + postgres * 3, quick.forkRuns(PG));
         // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 7 at 8 threads,
-        // and every strategy paired on both WAL storages
-        assertEquals(2 + sqlite * 2 + 1 + sqlite * 7 + sqlite * 2, quick.forkRuns(Engine.SQLITE));
+        // and every strategy paired on both WAL storages, in three forks
+        assertEquals(2 + sqlite * 2 + 1 + sqlite * 7 + sqlite * 2 * 3, quick.forkRuns(Engine.SQLITE));
         int pairedForks = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
-                .mapToInt(Profile.Step::combinations).sum();
+                .mapToInt(s -> s.combinations() * s.timingIn(quick).forks()).sum();
         // and the open loop: per SQLite strategy a JVM of 0.5 s warmup, 2 s calibration, and two loads of 0.5 + 2 s
         double openLoop = LockingStrategy.of(Engine.SQLITE).size() * (0.5 + 2 + 2 * (0.5 + 2) + OpenLoopStep.JVM_SECONDS);
         // and the queue (QueueBenchmark.one and .batch), two more forks per strategy at 8 threads
@@ -120,12 +122,33 @@ class ProfileTest {
         pg.forEach(s -> assertEquals(List.of(LockingStrategy.PG_CONDITIONAL_UPDATE), s.strategies()));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"quick", "full", "gate", "smoke"})
+    void everyPairedSqliteStepWaitsJitteredWhateverTheProfileAndAskingByNameSetsEveryStep(String name) {
+        Profile profile = Profile.named(name);
+        List<Profile.Step> paired = profile.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).toList();
+        assertTrue(!paired.isEmpty(), name);
+        for (Profile.Step s : paired) {
+            BusyWait expected = s.engine() == Engine.SQLITE ? BusyWait.JITTERED : profile.busyWait();
+            assertEquals(expected, s.busyWaitIn(profile), s.describe());
+            assertEquals(s.engine() == Engine.SQLITE, s.describe().contains("busyWait=JITTERED"), s.describe());
+        }
+        profile.steps().stream().filter(s -> s.benchmark() != BenchmarkId.PAIRED)
+                .forEach(s -> assertEquals(profile.busyWait(), s.busyWaitIn(profile), s.describe()));
+        Profile sleeping = profile.withBusyWait(BusyWait.SQLITE_SLEEPS);
+        sleeping.steps().forEach(s -> assertEquals(BusyWait.SQLITE_SLEEPS, s.busyWaitIn(sleeping), s.describe()));
+        // filters and a fork count keep a step's own busy wait
+        Profile kept = profile.with(2, -1, -1, -1, -1).filter(s -> true, st -> true, ls -> true);
+        kept.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED && s.engine() == Engine.SQLITE)
+                .forEach(s -> assertEquals(BusyWait.JITTERED, s.busyWaitIn(kept), s.describe()));
+    }
+
     @Test
     void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
         Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
         p.steps().forEach(s -> assertEquals(PG, s.engine(), s.describe()));
-        // the 2 PostgreSQL floors + the 9 other PostgreSQL steps (the paired one too), of the one strategy kept
-        assertEquals(2 + 9, p.forkRuns());
+        // the 2 PostgreSQL floors + the 8 other PostgreSQL steps + the paired one's 3 forks, of the one strategy kept
+        assertEquals(2 + 8 + 3, p.forkRuns());
     }
 
     @Test
@@ -135,9 +158,10 @@ class ProfileTest {
         assertEquals(20, quick.referenceMillis());
         double perFork = (quick.warmupIterations() * (quick.warmupMillis() + 40)
                 + quick.measurementIterations() * (quick.measurementMillis() + 40)) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
-        // the paired forks: 8 + 32 slices of 150 ms, without reference windows
-        double pairedPerFork = 40 * 150 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
-        int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).mapToInt(Profile.Step::combinations).sum();
+        // the paired forks: 16 + 56 slices of 75 ms, without reference windows, three per row
+        double pairedPerFork = 72 * 75 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
+        int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
+                .mapToInt(s -> s.combinations() * s.timingIn(quick).forks()).sum();
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
         assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
         double processes = quick.multiProcess().stream().mapToDouble(MultiProcessStep::estimatedSeconds).sum();
@@ -145,9 +169,13 @@ class ProfileTest {
                 "2 storages x 2 splits x (floor + six strategies closed + six open) x (2 s + 1 s for the JVMs)");
         assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop + processes,
                 quick.estimatedSeconds(), 1e-9);
-        // quick runs the FULL storages at several threads only paired: those slices may stall
-        int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size();
-        assertEquals(quick.estimatedSeconds() + pairedOnFull * 40 * Profile.STALL_SECONDS_PER_ITERATION, quick.worstCaseSeconds(), 1e-9);
+        // quick runs the FULL storages at several threads only paired, with the jittered wait: nothing stalls ...
+        assertEquals(quick.estimatedSeconds(), quick.worstCaseSeconds(), 1e-9);
+        // ... but under SQLite's sleeping handler every one of those slices may
+        Profile sleeping = quick.withBusyWait(BusyWait.SQLITE_SLEEPS);
+        int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size() * Profile.QUICK_PAIRED_FORKS;
+        assertEquals(sleeping.estimatedSeconds() + pairedOnFull * 72 * Profile.STALL_SECONDS_PER_ITERATION,
+                sleeping.worstCaseSeconds(), 1e-9);
         assertEquals(50, Profile.named("full").referenceMillis(), "1 s iterations: 50 ms windows, the most");
         assertEquals(10, Profile.named("smoke").referenceMillis(), "100 ms iterations: 10 ms windows, the least");
         Profile pgOnly = Profile.named("full").onlyEngine(PG);

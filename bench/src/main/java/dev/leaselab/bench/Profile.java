@@ -47,7 +47,7 @@ import org.openjdk.jmh.annotations.Mode;
  *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
  *       {@code full}: there SQLite's busy handler stalls iterations. The paired headline ratios of
  *       every strategy and storage: three forks of the gate's groups each
- *       ({@link #QUICK_PAIRED_FORKS}), about four minutes of the profile's time.
+ *       ({@link #QUICK_PAIRED_FORKS}), 349-355 s of the profile's time with PostgreSQL.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
  *       percentiles of the hot job and the floor at 1 and 8 threads, for both engines; one fork,
  *       one warmup and five measurement iterations of one second (five, so that the gate's rank

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.lease.StoreOptions.BusyWait;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -137,6 +138,15 @@ class ProfileTest {
                 .forEach(s -> assertEquals(profile.busyWait(), s.busyWaitIn(profile), s.describe()));
         Profile sleeping = profile.withBusyWait(BusyWait.SQLITE_SLEEPS);
         sleeping.steps().forEach(s -> assertEquals(BusyWait.SQLITE_SLEEPS, s.busyWaitIn(sleeping), s.describe()));
+        // and each fork is started with its step's busy wait
+        for (Profile.Step s : profile.steps()) {
+            if (s.engine() == Engine.SQLITE) {
+                String arg = "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + s.busyWaitIn(profile);
+                List<String> jvmArgs = BenchRun.options(profile, s, Path.of("tally.jsonl")).getJvmArgsAppend().get()
+                        .stream().toList();
+                assertTrue(jvmArgs.contains(arg), s.describe() + ": " + jvmArgs);
+            }
+        }
         // filters and a fork count keep a step's own busy wait
         Profile kept = profile.with(2, -1, -1, -1, -1).filter(s -> true, st -> true, ls -> true);
         kept.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED && s.engine() == Engine.SQLITE)

@@ -55,7 +55,7 @@ import org.openjdk.jmh.annotations.Mode;
  *       worst case (every contended SQLite FULL fork stalling every iteration).
  *   <li>{@code smoke}: two threads, one storage and one strategy per engine (WAL + NORMAL with
  *       {@code IMMEDIATE}, PostgreSQL with {@code PG_CONDITIONAL_UPDATE}), a few 100 ms
- *       iterations: the pipeline check that {@code mvn verify} runs.
+ *       iterations, with the jittered busy wait: the pipeline check that {@code mvn verify} runs.
  *   <li>{@code gate}: the paired hot-job claim of every SQLite strategy on WAL + NORMAL and WAL +
  *       FULL, one fork each of {@value #GATE_GROUPS} measured groups of {@value #GATE_SLICE_MILLIS} ms
  *       slices (after 1.2 s of warmup), every connection with the jittered busy wait: what
@@ -95,7 +95,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     /** The open loop's arrival rates, as fractions of the closed-loop maximum: half of it and most of it. */
     static final List<Double> OPEN_LOOP_LOADS = List.of(0.5, 0.8);
 
-    /** What every profile but {@code gate} runs with: the store's own default. */
+    /** What quick and full run with: the store's own default. */
     static final BusyWait STORE_DEFAULT_BUSY_WAIT = StoreOptions.defaults().busyWait();
 
     /**
@@ -374,7 +374,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                         List.of(LockingStrategy.of(Engine.SQLITE).get(0)),
                         List.of(new MultiProcessMain.Split(1, 2), new MultiProcessMain.Split(2, 1)), Duration.ofMillis(100),
                         Duration.ofMillis(300), List.of(0.5)));
-                return new Profile(name, 1, 1, 100, 3, 100, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
+                // The jittered wait, so that a failed operation in the pipeline check is a defect:
+                // under SQLite's own handler one of two threads can wait out the 1 s busy timeout
+                // (the store's measured unfairness, not a fault), and a CI run of d0401ae failed on
+                // one such claim.
+                return new Profile(name, 1, 1, 100, 3, 100, steps, BusyWait.JITTERED, open, processes);
             }
             default -> throw new IllegalArgumentException("unknown profile '" + name + "' (quick, full, gate or smoke)");
         }

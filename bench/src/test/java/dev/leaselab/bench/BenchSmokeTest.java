@@ -144,8 +144,9 @@ class BenchSmokeTest {
             assertEquals(3, r.tally().iterations(), r.key().label());
             assertTrue(r.tally().won() > 0, r.key() + " won nothing");
             assertEquals(0, r.tally().refused(), r.key().label());
-            // Two threads on WAL with a 1 s busy timeout, or on PostgreSQL with a 1 s statement
-            // timeout: a failure here is a real defect.
+            // Two threads on WAL with a 1 s busy timeout and the jittered wait (under SQLite's own
+            // handler one thread can starve past it: a CI run of d0401ae saw one such claim), or on
+            // PostgreSQL with a 1 s statement timeout: a failure here is a real defect.
             assertEquals(0, r.tally().failed(), r.key().label());
             assertTrue(r.tally().jain() > 0.5 && r.tally().jain() <= 1.0 + 1e-9, r.key() + " jain " + r.tally().jain());
             assertTrue(r.tally().wallSeconds() > 0, r.key().label());
@@ -199,9 +200,9 @@ class BenchSmokeTest {
         assertTrue(report.contains("## Paired: the hot-job claim against its floor"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |")), report);
         assertFalse(report.contains("## PairedClaimBenchmark.slice"), "the paired fork's mixed JMH score is not tabled");
-        // smoke's other steps run the store's default; its paired step the jittered wait, and says so
+        // every smoke step runs the jittered wait, and the paired section says so too
         assertTrue(report.contains("with the `JITTERED` busy wait in these forks"), report);
-        assertTrue(report.contains("(busy wait " + Profile.STORE_DEFAULT_BUSY_WAIT + ")"), report);
+        assertTrue(report.contains("(busy wait JITTERED)"), report);
     }
 
     @Test

@@ -176,6 +176,7 @@ final class Gate {
                 case X_FLOOR_ONE -> "x floor at 1 thread";
                 case X_FLOOR_ALL -> "x floor at " + key.threads() + " threads";
                 case SCALING -> key.threads() + " / 1 threads";
+                case SCALING_OVER_FLOOR -> key.threads() + " / 1 threads over the floor's";
             };
         }
     }

@@ -66,6 +66,18 @@ final class PairedRatios {
             return ratio(Slice.CLAIM_ALL, Slice.CLAIM_ONE);
         }
 
+        /**
+         * The strategy's scaling over the floor's in the same group, which is also x floor at all
+         * threads over x floor at one thread. The raw {@link #scaling} divides an all-threads slice
+         * by a one-thread slice, so it carries how well this machine's CPUs scale at that moment:
+         * the floor's own scaling moved by up to 58% between quick runs minutes apart while the
+         * three forks of one run agreed (results/reproducibility.md); this ratio divides that out.
+         */
+        double scalingOverFloor() {
+            double floorScaling = ratio(Slice.FLOOR_ALL, Slice.FLOOR_ONE);
+            return floorScaling > 0 ? scaling() / floorScaling : Double.NaN;
+        }
+
         private double ratio(Slice top, Slice bottom) {
             double below = slices.get(bottom).rate();
             return below > 0 ? slices.get(top).rate() / below : Double.NaN;
@@ -76,7 +88,8 @@ final class PairedRatios {
     enum Measure {
         X_FLOOR_ONE("x floor, 1 thread", Group::xFloorOne),
         X_FLOOR_ALL("x floor, all threads", Group::xFloorAll),
-        SCALING("all threads / 1 thread", Group::scaling);
+        SCALING("all threads / 1 thread", Group::scaling),
+        SCALING_OVER_FLOOR("all threads / 1 thread, over the floor's", Group::scalingOverFloor);
 
         final String label;
         final ToDoubleFunction<Group> of;

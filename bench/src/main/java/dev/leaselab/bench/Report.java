@@ -271,15 +271,18 @@ final class Report {
                 and the floor's plain `UPDATE`, each with all threads and with one thread, on the same database and
                 the same threads. **x floor** is the median over groups of the claim's won/s over the floor's in the
                 same group, with its 95% bootstrap interval; **N / 1** is the claim at all threads over the claim at
-                one thread. These are the headline ratios: they compare slices a few hundred milliseconds apart, so
-                the CPU a fork lands on (this machine's two run SQLite about 30% apart) cancels out. Rates are the
+                one thread, and **N / 1 over floor's** the same over the floor's N / 1 in the same group (x floor, N
+                over x floor, 1). These are the headline ratios: they compare slices a few hundred milliseconds apart, so
+                the CPU a fork lands on (this machine's two run SQLite about 30% apart) cancels out. The raw N / 1
+                still carries how well the machine's CPUs scaled while the run lasted (the floor's own N / 1 moved by
+                up to 58% between runs a few minutes apart here): compare N / 1 over floor's across runs. Rates are the
                 median per-slice won/s. **forks** gives the range of the per-fork medians of x floor at all threads;
                 **disagree** marks a row whose forks' intervals do not overlap (beyond the noise).
                 """);
         md.append("SQLite's connections waited for the lock with the `").append(busyWait).append("` busy wait in these forks.\n\n");
         md.append("| storage | strategy | threads | claims/s, 1 | floor/s, 1 | x floor, 1 | claims/s, N | floor/s, N "
-                + "| x floor, N | N / 1 | groups | forks | failed, N |\n");
-        md.append("|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---|---:|\n");
+                + "| x floor, N | N / 1 | N / 1 over floor's | groups | forks | failed, N |\n");
+        md.append("|---|---|---:|---:|---:|---|---:|---:|---|---|---|---:|---|---:|\n");
         List<ForkKey> keys = rows.keySet().stream().sorted(ForkKey.REPORT_ORDER).toList();
         for (ForkKey k : keys) {
             PairedRatios.Row r = rows.get(k);
@@ -288,12 +291,13 @@ final class Report {
                     : String.format(Locale.ROOT, "%d: %s-%s%s", forks, ratio(r.forkRange(PairedRatios.Measure.X_FLOOR_ALL)[0]),
                             ratio(r.forkRange(PairedRatios.Measure.X_FLOOR_ALL)[1]),
                             java.util.Arrays.stream(PairedRatios.Measure.values()).anyMatch(r::forksDisagree) ? " **disagree**" : "");
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d |%n",
                     k.storage(), k.strategy(), k.threads(),
                     number(r.medianRate(PairedClaimBenchmark.Slice.CLAIM_ONE)), number(r.medianRate(PairedClaimBenchmark.Slice.FLOOR_ONE)),
                     interval(r.estimate(PairedRatios.Measure.X_FLOOR_ONE)),
                     number(r.medianRate(PairedClaimBenchmark.Slice.CLAIM_ALL)), number(r.medianRate(PairedClaimBenchmark.Slice.FLOOR_ALL)),
                     interval(r.estimate(PairedRatios.Measure.X_FLOOR_ALL)), interval(r.estimate(PairedRatios.Measure.SCALING)),
+                    interval(r.estimate(PairedRatios.Measure.SCALING_OVER_FLOOR)),
                     r.groups().size(), forkText, r.failed(PairedClaimBenchmark.Slice.CLAIM_ALL)));
         }
         return md.append('\n').toString();

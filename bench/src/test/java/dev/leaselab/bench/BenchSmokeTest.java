@@ -198,7 +198,8 @@ class BenchSmokeTest {
         assertTrue(emptyOneThreadSlices <= 1 && wholeGroups >= 1, emptyOneThreadSlices + " empty one-thread slices in " + row.groups());
         String report = Files.readString(run.resolve("report.md"));
         assertTrue(report.contains("## Paired: the hot-job claim against its floor"), report);
-        assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |")), report);
+        assertTrue(report.contains("| x floor, N | N / 1 | N / 1 over floor's | groups |"), report);
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| WAL_NORMAL | IMMEDIATE | 2 |") && l.split("\\|").length == 15), report);
         assertFalse(report.contains("## PairedClaimBenchmark.slice"), "the paired fork's mixed JMH score is not tabled");
         // every smoke step runs the jittered wait, and the paired section says so too
         assertTrue(report.contains("with the `JITTERED` busy wait in these forks"), report);

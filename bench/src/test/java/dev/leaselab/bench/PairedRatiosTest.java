@@ -39,6 +39,21 @@ class PairedRatiosTest {
     }
 
     @Test
+    void theScalingOverTheFloorsDividesTheClaimsScalingByTheFloorsOfTheSameGroup() throws Exception {
+        // claim: 120 at all threads, 60 alone (scales 2.0); floor: 200 at all threads, 80 alone (2.5)
+        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
+                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
+                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
+                line(4, Slice.FLOOR_ONE, 0, 80), line(4, Slice.FLOOR_ONE, 1, 0)));
+        PairedRatios.Row row = PairedRatios.read(tally).values().iterator().next();
+        PairedRatios.Group g = row.groups().get(0);
+        assertEquals(2.0, g.scaling(), 1e-9);
+        assertEquals(0.8, g.scalingOverFloor(), 1e-9);
+        assertEquals(g.xFloorAll() / g.xFloorOne(), g.scalingOverFloor(), 1e-9, "the same as x floor, N over x floor, 1");
+        assertEquals(0.8, row.estimate(PairedRatios.Measure.SCALING_OVER_FLOOR).median(), 1e-9);
+    }
+
+    @Test
     void aOneThreadSliceThatRanForNoTimeGivesNoRatiosInsteadOfARateOfZero() throws Exception {
         // Group 1 whole; in group 2 thread 0 measured nothing in the one-thread claim slice.
         List<String> lines = new ArrayList<>(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
@@ -51,7 +66,8 @@ class PairedRatiosTest {
                 line(8, Slice.FLOOR_ONE, 0, 100), line(8, Slice.FLOOR_ONE, 1, 0)));
         PairedRatios.Row row = PairedRatios.read(tally(lines)).values().iterator().next();
         PairedRatios.Group empty = row.groups().get(1);
-        assertTrue(Double.isNaN(empty.xFloorOne()) && Double.isNaN(empty.scaling()), empty.toString());
+        assertTrue(Double.isNaN(empty.xFloorOne()) && Double.isNaN(empty.scaling()) && Double.isNaN(empty.scalingOverFloor()),
+                empty.toString());
         assertEquals(0.6, empty.xFloorAll(), 1e-9, "the group's all-threads ratio still counts");
         assertEquals(1, row.ratios(PairedRatios.Measure.X_FLOOR_ONE).length);
         assertEquals(0.6, row.ratios(PairedRatios.Measure.X_FLOOR_ONE)[0], 1e-9);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.DoubleStream;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -72,13 +73,15 @@ final class BenchRun {
                 resume ? " without a result yet" : "", Math.round(todo.estimatedSeconds() / 60),
                 Math.round(todo.worstCaseSeconds() / 60), folder);
         long start = System.nanoTime();
-        double perFork = todo.estimatedSeconds() / Math.max(1, todo.forkRuns());
+        double[] planned = todo.steps().stream()
+                .flatMapToDouble(s -> DoubleStream.generate(() -> todo.secondsPerCombination(s)).limit(s.combinations()))
+                .toArray();
         int started = 0;
         try (PrintStream logStream = run.openLog()) {
             for (Profile.Step step : todo.steps()) {
                 ProgressFormat progress = new ProgressFormat(
                         OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL), console,
-                        todo.steps().stream().mapToInt(Profile.Step::combinations).sum(), perFork, started, start);
+                        planned, todo.secondsAfterForks(), started, start);
                 Collection<RunResult> stepResults = new Runner(options(todo, step, run.tally()), progress).run();
                 started = progress.started();
                 for (ForkKey missing : missingForks(step, stepResults)) {

@@ -16,19 +16,47 @@ final class ProgressFormat extends ForwardingOutputFormat {
 
     private final OutputFormat log;
     private final PrintWriter console;
-    private final int total;
-    private final double secondsPerFork;
+    private final double[] planned;
+    private final double plannedAfter;
     private final long startNanos;
     private int started;
 
-    ProgressFormat(OutputFormat log, PrintWriter console, int total, double secondsPerFork, int alreadyStarted, long startNanos) {
+    /**
+     * @param planned the seconds each benchmark (one parameter combination, all its forks) of the
+     *     run should take, in the order they run: a paired benchmark of three forks takes many
+     *     times what a one-fork benchmark does, so a count of benchmarks is no clock
+     * @param plannedAfter the seconds of what follows the JMH forks (open loops, processes)
+     * @param alreadyStarted the benchmarks that earlier steps of this run started
+     */
+    ProgressFormat(OutputFormat log, PrintWriter console, double[] planned, double plannedAfter, int alreadyStarted,
+                   long startNanos) {
         super(log);
         this.log = log;
         this.console = console;
-        this.total = total;
-        this.secondsPerFork = secondsPerFork;
+        this.planned = planned.clone();
+        this.plannedAfter = plannedAfter;
         this.started = alreadyStarted;
         this.startNanos = startNanos;
+    }
+
+    /**
+     * The seconds left when benchmark number {@code started} (from 1) starts, {@code elapsed}
+     * seconds into the run: what the plan gives for it, the benchmarks after it and what follows
+     * the forks, scaled by how the run has kept to the plan so far (the plan alone for the first
+     * three benchmarks, whose pace says little).
+     */
+    static long secondsLeft(double[] planned, double plannedAfter, int started, long elapsed) {
+        double done = 0;
+        double left = plannedAfter;
+        for (int i = 0; i < planned.length; i++) {
+            if (i < started - 1) {
+                done += planned[i];
+            } else {
+                left += planned[i];
+            }
+        }
+        double pace = started > 3 && done > 0 && elapsed > 0 ? elapsed / done : 1;
+        return Math.round(left * pace);
     }
 
     int started() {
@@ -39,14 +67,12 @@ final class ProgressFormat extends ForwardingOutputFormat {
     public void startBenchmark(BenchmarkParams params) {
         started++;
         long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
-        // The static estimate until a few benchmarks have run, then the pace actually observed.
-        double pace = started > 3 ? (double) elapsed / (started - 1) : secondsPerFork * Math.max(1, params.getForks());
-        long left = Math.round((total - started + 1) * pace);
+        long left = secondsLeft(planned, plannedAfter, started, elapsed);
         StringBuilder p = new StringBuilder();
         for (String k : params.getParamsKeys()) {
             p.append(' ').append(k).append('=').append(params.getParam(k));
         }
-        console.printf(Locale.ROOT, "[%d/%d %s elapsed, ~%s left] %s %s threads=%d%s%n", started, total,
+        console.printf(Locale.ROOT, "[%d/%d %s elapsed, ~%s left] %s %s threads=%d%s%n", started, planned.length,
                 clock(elapsed), clock(left), BenchmarkId.shortName(params.getBenchmark()), params.getMode().shortLabel(),
                 params.getThreads(), p);
         log.startBenchmark(params);

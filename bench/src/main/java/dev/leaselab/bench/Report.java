@@ -279,7 +279,10 @@ final class Report {
                 median per-slice won/s. **forks** gives the range of the per-fork medians of x floor at all threads;
                 **disagree** marks a row whose forks' intervals do not overlap (beyond the noise).
                 """);
-        md.append("SQLite's connections waited for the lock with the `").append(busyWait).append("` busy wait in these forks.\n\n");
+        if (rows.keySet().stream().anyMatch(k -> k.storage().engine() == Engine.SQLITE)) {
+            md.append("SQLite's connections waited for the lock with the `").append(busyWait).append("` busy wait in these forks.\n");
+        }
+        md.append('\n');
         md.append("| storage | strategy | threads | claims/s, 1 | floor/s, 1 | x floor, 1 | claims/s, N | floor/s, N "
                 + "| x floor, N | N / 1 | N / 1 over floor's | groups | forks | failed, N |\n");
         md.append("|---|---|---:|---:|---:|---|---:|---:|---|---|---|---:|---|---:|\n");

@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.Mode;
  * reverse) is not a benchmark, and {@link Step} refuses it.
  *
  * <ul>
- *   <li>{@code quick}: the matrix thinned to about 10.5 minutes on two cores (10 min 24 s measured
- *       at commit de4101a, 1 minute of it the open loop): every SQLite strategy
+ *   <li>{@code quick}: the matrix thinned to 16 minutes on two cores with PostgreSQL (950-960 s in
+ *       five runs at commit 40bf80a, open loop and processes included): every SQLite strategy
  *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
  *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
  *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,
@@ -392,7 +392,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             case SQLITE -> {
                 // SQLite's FULL storages only at one thread: contended, they stall up to the busy
                 // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
-                // DELETE_FULL only in full: quick has to stay at about four minutes with PostgreSQL.
+                // DELETE_FULL only in full: quick has to stay near a quarter of an hour with PostgreSQL.
                 List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
                 List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
                 steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
@@ -540,11 +540,22 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** Seconds the run should take if nothing stalls: iterations, the reference's windows and the measured per-fork overhead. */
     double estimatedSeconds() {
-        double seconds = 0;
+        double seconds = secondsAfterForks();
         for (Step s : steps) {
-            Timing t = s.timingIn(this);
-            seconds += s.combinations() * Math.max(1, t.forks()) * t.secondsPerFork(s.measuresReference() ? referenceMillis(t) : 0);
+            seconds += s.combinations() * secondsPerCombination(s);
         }
+        return seconds;
+    }
+
+    /** Seconds one parameter combination of {@code step} (all its forks) takes if nothing stalls. */
+    double secondsPerCombination(Step step) {
+        Timing t = step.timingIn(this);
+        return Math.max(1, t.forks()) * t.secondsPerFork(step.measuresReference() ? referenceMillis(t) : 0);
+    }
+
+    /** Seconds the open loops and the multi-process runs, which follow the JMH forks, take if nothing stalls. */
+    double secondsAfterForks() {
+        double seconds = 0;
         for (OpenLoopStep o : openLoops) {
             seconds += o.estimatedSeconds();
         }

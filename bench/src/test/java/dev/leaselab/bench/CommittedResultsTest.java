@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The results folders committed under {@code results/} are the baselines that later runs are
  * gated against, so every build must still read them, join their tallies and pair their rows as
  * the gate did when they were written. The counts below are what {@code BenchMain compare} printed
- * on them before the fork key was a type of its own.
+ * on them before the fork key was a type of its own (quick-20261203-Q-1's: what it printed when
+ * that run was committed).
  */
 class CommittedResultsTest {
 
@@ -25,6 +26,7 @@ class CommittedResultsTest {
     @CsvSource({
         "baseline-full-20261201-ref, 486, 65, 421",
         "20261201-235317-quick, 98, 0, 83",
+        "quick-20261203-Q-1, 98, 3, 80",
         "example-quick-under-load, 59, 1, 58",
         "trial-full-walfull-t8-under-load, 7, 0, 7",
     })

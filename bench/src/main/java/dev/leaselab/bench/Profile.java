@@ -175,6 +175,21 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     warmupGroups * PairedClaimBenchmark.GROUP, sliceMillis, groups * PairedClaimBenchmark.GROUP, sliceMillis), wait);
         }
 
+        /** This step with other forks, iterations and lengths (null: the profile's). */
+        Step withTiming(Timing other) {
+            return new Step(benchmark, mode, threads, storages, strategies, other, busyWait);
+        }
+
+        /** This step with another busy wait (null: the profile's). */
+        Step withBusyWait(BusyWait other) {
+            return new Step(benchmark, mode, threads, storages, strategies, timing, other);
+        }
+
+        /** This step on other storages and strategies, with its own timing and busy wait. */
+        Step withMatrix(List<Storage> otherStorages, List<LockingStrategy> otherStrategies) {
+            return new Step(benchmark, mode, threads, otherStorages, otherStrategies, timing, busyWait);
+        }
+
         /** As {@link #paired(int, List, List, int, int, int)} with slices of {@link #SLICE_MILLIS}. */
         static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups) {
             return paired(threads, storages, strategies, forks, groups, SLICE_MILLIS);
@@ -447,9 +462,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
     Profile with(int forks, int warmupIterations, int warmupMillis, int measurementIterations, int measurementMillis) {
         // A paired step keeps its own iterations (whole groups of slices), but takes a fork count.
         List<Step> steps = forks < 0 ? this.steps : this.steps.stream().map(s -> s.timing() == null ? s
-                : new Step(s.benchmark(), s.mode(), s.threads(), s.storages(), s.strategies(), new Timing(forks,
-                        s.timing().warmupIterations(), s.timing().warmupMillis(), s.timing().measurementIterations(),
-                        s.timing().measurementMillis()), s.busyWait())).toList();
+                : s.withTiming(new Timing(forks, s.timing().warmupIterations(), s.timing().warmupMillis(),
+                        s.timing().measurementIterations(), s.timing().measurementMillis()))).toList();
         return new Profile(name, forks >= 0 ? forks : this.forks,
                 warmupIterations >= 0 ? warmupIterations : this.warmupIterations,
                 warmupMillis > 0 ? warmupMillis : this.warmupMillis,
@@ -481,8 +495,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
      */
     Profile withBusyWait(BusyWait wait) {
         Objects.requireNonNull(wait, "wait");
-        List<Step> all = steps.stream().map(s -> new Step(s.benchmark(), s.mode(), s.threads(), s.storages(), s.strategies(),
-                s.timing(), null)).toList();
+        // A step without a busy wait of its own takes the profile's, which is the one asked for.
+        List<Step> all = steps.stream().map(s -> s.withBusyWait(null)).toList();
         return new Profile(name, forks, warmupIterations, warmupMillis, measurementIterations, measurementMillis, all, wait,
                 openLoops, multiProcess);
     }
@@ -499,7 +513,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             // The floor is kept only while a strategy it is the reference of is kept: filtering to
             // PostgreSQL strategies must not leave SQLite floors behind.
             if (!st.isEmpty() && !ls.isEmpty()) {
-                kept.add(new Step(s.benchmark(), s.mode(), s.threads(), st, ls, s.timing(), s.busyWait()));
+                kept.add(s.withMatrix(st, ls));
             }
         }
         List<OpenLoopStep> open = openLoops.stream().map(o -> o.filter(storage, strategy)).filter(Objects::nonNull).toList();

@@ -203,9 +203,8 @@ final class RunFolder {
             for (ForkKey key : step.forkKeys()) {
                 if (!measured.contains(key)) {
                     // The floor's step keeps a strategy: it decides whether a filter keeps the step.
-                    missing.add(new Profile.Step(step.benchmark(), step.mode(), step.threads(), List.of(key.storage()),
-                            key.strategy() == null ? step.strategies().subList(0, 1) : List.of(key.strategy()), step.timing(),
-                            step.busyWait()));
+                    missing.add(step.withMatrix(List.of(key.storage()),
+                            key.strategy() == null ? step.strategies().subList(0, 1) : List.of(key.strategy())));
                 }
             }
             steps.addAll(missing.size() == step.combinations() ? List.of(step) : missing);

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The results folders committed under {@code results/} are the baselines that later runs are
  * gated against, so every build must still read them, join their tallies and pair their rows as
  * the gate did when they were written. The counts below are what {@code BenchMain compare} printed
- * on them before the fork key was a type of its own (quick-20261203-Q-1's: what it printed when
- * that run was committed).
+ * on them before the fork key was a type of its own (quick-20261203-Q-1's: what this comparison
+ * gave when that run was committed, in 4a8b6a6).
  */
 class CommittedResultsTest {
 

@@ -26,11 +26,7 @@ class PairedRatiosTest {
     @Test
     void aGroupGivesClaimOverFloorAtOneAndAllThreadsAndTheScaling() throws Exception {
         // One group: claim at all threads 600/s, floor at all 1000/s, claim alone 300/s, floor alone 500/s.
-        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
-                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
-                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
-                line(4, Slice.FLOOR_ONE, 0, 100), line(4, Slice.FLOOR_ONE, 1, 0)));
-        Map<ForkKey, PairedRatios.Row> rows = PairedRatios.read(tally);
+        Map<ForkKey, PairedRatios.Row> rows = PairedRatios.read(tally(oneGroup(100)));
         assertEquals(1, rows.size());
         PairedRatios.Group g = rows.values().iterator().next().groups().get(0);
         assertEquals(0.6, g.xFloorAll(), 1e-9);
@@ -41,11 +37,7 @@ class PairedRatiosTest {
     @Test
     void theScalingOverTheFloorsDividesTheClaimsScalingByTheFloorsOfTheSameGroup() throws Exception {
         // claim: 120 at all threads, 60 alone (scales 2.0); floor: 200 at all threads, 80 alone (2.5)
-        Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
-                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
-                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
-                line(4, Slice.FLOOR_ONE, 0, 80), line(4, Slice.FLOOR_ONE, 1, 0)));
-        PairedRatios.Row row = PairedRatios.read(tally).values().iterator().next();
+        PairedRatios.Row row = PairedRatios.read(tally(oneGroup(80))).values().iterator().next();
         PairedRatios.Group g = row.groups().get(0);
         assertEquals(2.0, g.scaling(), 1e-9);
         assertEquals(0.8, g.scalingOverFloor(), 1e-9);
@@ -88,6 +80,14 @@ class PairedRatiosTest {
         Path tally = tally(List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(2, Slice.FLOOR_ALL, 0, 100)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PairedRatios.read(tally));
         assertTrue(e.getMessage().contains("not all 4"), e.getMessage());
+    }
+
+    /** One group on two threads: the claim 60 + 60 at all threads and 60 alone, the floor 100 + 100 and {@code floorAlone}. */
+    private static List<String> oneGroup(long floorAlone) {
+        return List.of(line(1, Slice.CLAIM_ALL, 0, 60), line(1, Slice.CLAIM_ALL, 1, 60),
+                line(2, Slice.FLOOR_ALL, 0, 100), line(2, Slice.FLOOR_ALL, 1, 100),
+                line(3, Slice.CLAIM_ONE, 0, 60), line(3, Slice.CLAIM_ONE, 1, 0),
+                line(4, Slice.FLOOR_ONE, 0, floorAlone), line(4, Slice.FLOOR_ONE, 1, 0));
     }
 
     private Path tally(List<String> lines) throws Exception {

@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.Mode;
  *       1 and 8 threads, renew, complete, the worker cycle and the queue at 8 threads, and the hot job's
  *       latency at 8 threads, for every PostgreSQL strategy. One fork, one warmup and three
  *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
- *       {@code full}: there SQLite's busy handler stalls iterations. The paired headline ratios of
+ *       {@code full} (and the paired step): under SQLite's own busy handler they stall iterations,
+ *       and quick has to stay near a quarter of an hour. The paired headline ratios of
  *       every strategy and storage: three forks of the gate's groups each
  *       ({@link #QUICK_PAIRED_FORKS}), 349-355 s of the profile's time with PostgreSQL.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
@@ -405,8 +406,9 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         List<Step> steps = new ArrayList<>();
         switch (engine) {
             case SQLITE -> {
-                // SQLite's FULL storages only at one thread: contended, they stall up to the busy
-                // timeout per iteration (see STALL_SECONDS_PER_ITERATION), which alone would take minutes.
+                // SQLite's FULL storages only at one thread: contended under SQLite's own busy handler
+                // (--busy-wait SQLITE_SLEEPS) they stall up to the busy timeout per iteration (see
+                // STALL_SECONDS_PER_ITERATION), which alone would take minutes.
                 // DELETE_FULL only in full: quick has to stay near a quarter of an hour with PostgreSQL.
                 List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
                 List<Storage> walNormal = List.of(Storage.WAL_NORMAL);

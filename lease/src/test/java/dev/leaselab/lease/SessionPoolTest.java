@@ -55,7 +55,8 @@ class SessionPoolTest {
 
     @Test
     void sqlitesOwnBusyWaitRunsWithTheBusyTimeoutOfTheOptions() throws SQLException {
-        SessionPool pool = pool(StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(1234)));
+        SessionPool pool = pool(StoreOptions.defaults().withBusyTimeout(Duration.ofMillis(1234))
+                .withBusyWait(StoreOptions.BusyWait.SQLITE_SLEEPS));
         assertEquals(OptionalLong.of(1234), pool.withSession(s -> s.firstLong("PRAGMA busy_timeout")));
         pool.close();
     }

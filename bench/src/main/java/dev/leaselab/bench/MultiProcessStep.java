@@ -13,14 +13,14 @@ import java.util.stream.Collectors;
 
 /**
  * A multi-process step of a profile: the same threads split over several worker JVMs on one
- * SQLite file ({@link MultiProcessMain}), hot-job claims of every strategy next to the floor of the
- * same split, one {@code MultiProcessMain} JVM per storage, after the profile's JMH steps and open
- * loops. The report puts the splits side by side ("the same 8 threads, in 1, 2, 4, 8 processes").
- * SQLite only: {@link MultiProcessMain} runs on PostgreSQL by hand ({@code --storage POSTGRESQL}),
- * but the runner's plan ({@link PostgresTarget}) does not yet drop or keep such a step by the server.
+ * SQLite file or one PostgreSQL schema ({@link MultiProcessMain}), hot-job claims of every strategy
+ * next to the floor of the same split, one {@code MultiProcessMain} JVM per storage, after the
+ * profile's JMH steps and open loops. The report puts the splits side by side ("the same 8
+ * threads, in 1, 2, 4, 8 processes"). A step is of one engine ({@link #engine()}): without a
+ * PostgreSQL server the runner's plan ({@link PostgresTarget#plan}) drops the PostgreSQL ones.
  *
- * @param storages SQLite storages, one {@code MultiProcessMain} run each
- * @param strategies SQLite strategies, each measured in every split
+ * @param storages storages of one engine, one {@code MultiProcessMain} run each
+ * @param strategies strategies of the same engine, each measured in every split
  * @param splits processes x threads per process, as {@code MultiProcessMain --splits} takes them
  * @param warmup per measured run, not counted
  * @param duration the measured window of each run
@@ -57,16 +57,22 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
             throw new IllegalArgumentException("warmup must not be negative and duration must be positive: " + warmup
                     + ", " + duration);
         }
+        Engine engine = storages.get(0).engine();
         for (Storage s : storages) {
-            if (s.engine() != Engine.SQLITE) {
-                throw new IllegalArgumentException("the multi-process runs are on SQLite only: storage " + s);
+            if (s.engine() != engine) {
+                throw new IllegalArgumentException("a multi-process step is of one engine: storages " + storages);
             }
         }
         for (LockingStrategy s : strategies) {
-            if (s.engine() != Engine.SQLITE) {
-                throw new IllegalArgumentException("the multi-process runs are on SQLite only: strategy " + s);
+            if (s.engine() != engine) {
+                throw new IllegalArgumentException("a multi-process step on " + engine + " takes its strategies only: strategy " + s);
             }
         }
+    }
+
+    /** The engine of every storage and strategy of this step. */
+    Engine engine() {
+        return storages.get(0).engine();
     }
 
     /** The file name (without extension) of one storage's JSON and log in {@link #FOLDER}. */

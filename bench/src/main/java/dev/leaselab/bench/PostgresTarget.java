@@ -178,8 +178,9 @@ final class PostgresTarget {
      */
     static Plan plan(Profile profile, Optional<PostgresTarget> target, boolean contact) {
         int pgForks = profile.forkRuns(Engine.POSTGRESQL);
+        int pgProcessRuns = profile.onlyEngine(Engine.POSTGRESQL).multiProcess().stream().mapToInt(m -> m.storages().size()).sum();
         Map<String, Object> record = new LinkedHashMap<>();
-        if (pgForks == 0) {
+        if (pgForks == 0 && pgProcessRuns == 0) {
             record.put("measured", false);
             record.put("reason", "the profile, as filtered, has no PostgreSQL step");
             return new Plan(profile, record, null);
@@ -187,14 +188,15 @@ final class PostgresTarget {
         if (target.isEmpty()) {
             Profile sqliteOnly = profile.onlyEngine(Engine.SQLITE);
             String reason = "no server: neither -D" + URL_PROPERTY + " nor " + URL_ENVIRONMENT + " is set; "
-                    + pgForks + " PostgreSQL forks dropped";
-            if (sqliteOnly.steps().isEmpty()) {
+                    + pgForks + " PostgreSQL forks" + (pgProcessRuns == 0 ? "" : " and its multi-process runs") + " dropped";
+            if (sqliteOnly.steps().isEmpty() && sqliteOnly.openLoops().isEmpty() && sqliteOnly.multiProcess().isEmpty()) {
                 throw new IllegalArgumentException("nothing to run: the filters left only PostgreSQL steps, and there is "
                         + reason + ". To measure PostgreSQL, " + HOW_TO);
             }
             record.put("measured", false);
             record.put("reason", reason);
             record.put("droppedForks", pgForks);
+            record.put("droppedProcessRuns", pgProcessRuns);
             return new Plan(sqliteOnly, record, banner("PostgreSQL NOT measured: " + reason + ".",
                     "To measure it, " + HOW_TO + "."));
         }

@@ -336,10 +336,11 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // Open-loop tails where quick has closed-loop ones: the hot claim at 8 threads on WAL_NORMAL.
                 List<OpenLoopStep> open = List.of(new OpenLoopStep(8, List.of(Storage.WAL_NORMAL), LockingStrategy.of(Engine.SQLITE),
                         OPEN_LOOP_LOADS, Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2)));
-                // The same 8 threads in 1 and in 4 processes (full adds 2 and 8).
+                // The same 8 threads in 1 and in 4 processes (full adds 2 and 8), on each engine.
                 List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
                         LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_QUICK_SPLITS, Duration.ofMillis(500), Duration.ofMillis(1500),
-                        List.of(0.5)));
+                        List.of(0.5)), new MultiProcessStep(Storage.of(Engine.POSTGRESQL), LockingStrategy.of(Engine.POSTGRESQL),
+                        MULTI_PROCESS_QUICK_SPLITS, Duration.ofMillis(500), Duration.ofMillis(1500), List.of(0.5)));
                 return new Profile(name, 1, 1, 200, 3, 200, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "full" -> {
@@ -367,7 +368,8 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                         OPEN_LOOP_LOADS, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5)));
                 List<MultiProcessStep> processes = List.of(new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
                         LockingStrategy.of(Engine.SQLITE), MULTI_PROCESS_SPLITS, Duration.ofSeconds(1), Duration.ofSeconds(3),
-                        OPEN_LOOP_LOADS));
+                        OPEN_LOOP_LOADS), new MultiProcessStep(Storage.of(Engine.POSTGRESQL), LockingStrategy.of(Engine.POSTGRESQL),
+                        MULTI_PROCESS_SPLITS, Duration.ofSeconds(1), Duration.ofSeconds(3), OPEN_LOOP_LOADS));
                 return new Profile(name, 1, 1, 1000, 5, 1000, steps, STORE_DEFAULT_BUSY_WAIT, open, processes);
             }
             case "gate" -> {
@@ -536,10 +538,10 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
 
     /** This profile with only the steps of one engine. */
     Profile onlyEngine(Engine engine) {
-        // The open loop and the multi-process runs are on SQLite only.
+        // The open loop is on SQLite only.
         return withSteps(steps.stream().filter(s -> s.engine() == engine).toList())
                 .withOpenLoops(engine == Engine.SQLITE ? openLoops : List.of())
-                .withMultiProcess(engine == Engine.SQLITE ? multiProcess : List.of());
+                .withMultiProcess(multiProcess.stream().filter(m -> m.engine() == engine).toList());
     }
 
     /**

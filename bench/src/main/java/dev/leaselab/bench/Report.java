@@ -177,11 +177,12 @@ final class Report {
         StringBuilder md = new StringBuilder("## The same threads in one process and in several\n\n");
         md.append("""
                 `MultiProcessMain`: the same threads split over worker JVMs (**P x T**: P processes of T threads)
-                on one SQLite file, each process with its own store, all starting at one gate; hot-job claims,
-                and the floor (the plain `UPDATE`) of the same split. Between processes only SQLite's lock and
-                its busy handler decide who goes next: an in-process queue (`SERIALIZED`, `GROUP_COMMIT`) orders
-                only its own process's threads. **won/s** over all threads per wall second, **x floor** against the
-                floor of the same split, **failed** busy past the timeout, **Jain** over all threads of all
+                on one SQLite file (or one PostgreSQL schema), each process with its own store, all starting at
+                one gate; hot-job claims, and the floor (the plain `UPDATE`) of the same split. Between processes
+                only the database's locks (SQLite's and its busy handler, PostgreSQL's row lock) decide who goes
+                next: an in-process queue (`SERIALIZED`, `GROUP_COMMIT`) orders only its own process's threads.
+                **busy wait** is SQLite's (`-` on PostgreSQL, whose statements wait up to the same timeout).
+                **won/s** over all threads per wall second, **x floor** against the floor of the same split, **failed** busy past the timeout, **Jain** over all threads of all
                 processes (1 = every thread won as often). One run per cell: compare x floor, not won/s, across
                 runs.
 
@@ -192,7 +193,7 @@ final class Report {
             for (JsonNode r : run.path("runs")) {
                 JsonNode x = r.path("result");
                 md.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %s | %s | %d | %d | %.2f | %s |%n",
-                        run.path("storage").asText("?"), run.path("busyWait").asText("?"),
+                        run.path("storage").asText("?"), busyWait(run),
                         x.path("split").path("processes").asInt(), x.path("split").path("threads").asInt(),
                         x.path("work").asText("?"), number(x.path("wonPerSecond").asDouble(Double.NaN)),
                         r.path("xFloor").isNumber() ? String.format(Locale.ROOT, "%.2f", r.path("xFloor").asDouble()) : "-",
@@ -207,7 +208,7 @@ final class Report {
                 for (JsonNode o : r.path("openLoop")) {
                     double p999 = o.path("p999Ms").asDouble(Double.NaN);
                     open.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %.2f | %s | %s | %s | %s | %s | %s | %d | %d |%n",
-                            run.path("storage").asText("?"), run.path("busyWait").asText("?"),
+                            run.path("storage").asText("?"), busyWait(run),
                             o.path("split").path("processes").asInt(), o.path("split").path("threads").asInt(),
                             o.path("work").asText("?"), o.path("load").asDouble(Double.NaN),
                             number(o.path("rateAsked").asDouble(Double.NaN)), number(o.path("wonPerSecond").asDouble(Double.NaN)),
@@ -229,6 +230,11 @@ final class Report {
                     """).append(open).append('\n');
         }
         return md.toString();
+    }
+
+    /** A multi-process run's busy wait: SQLite's setting, which a PostgreSQL run does not have. */
+    private static String busyWait(JsonNode run) {
+        return Storage.POSTGRESQL.name().equals(run.path("storage").asText()) ? "-" : run.path("busyWait").asText("?");
     }
 
     /** The closed-loop p99.9 in ms of the hot claim with these settings, or NaN if the run has no such sample fork. */

@@ -32,8 +32,13 @@ final class ResultJvm {
                 "-cp", System.getProperty("java.class.path"),
                 "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name(),
                 "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
-                "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-                mainClass));
+                "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir")));
+        // The environment (LEASELAB_POSTGRES_URL) is inherited, a property this JVM was given is not.
+        String postgresUrl = System.getProperty(PostgresTarget.URL_PROPERTY);
+        if (postgresUrl != null) {
+            command.add("-D" + PostgresTarget.URL_PROPERTY + "=" + postgresUrl);
+        }
+        command.add(mainClass);
         command.addAll(arguments);
         try {
             Files.createDirectories(json.getParent());

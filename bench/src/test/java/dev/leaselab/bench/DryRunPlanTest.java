@@ -52,9 +52,15 @@ class DryRunPlanTest {
         String plan = console.toString(StandardCharsets.UTF_8);
         List<String> lines = plan.lines().filter(l -> l.contains(PROCESSES)).toList();
         if (narrowing.equals(List.of("--strategies", "PG_ROW_LOCK"))) {
-            // Without a PostgreSQL server a plan of PostgreSQL strategies only is refused; either
-            // way no SQLite multi-process run may be left in it.
-            assertTrue(lines.isEmpty(), plan);
+            // Without a PostgreSQL server a plan of PostgreSQL strategies only is refused; with one
+            // it keeps PostgreSQL's multi-process run for that strategy, and no SQLite one.
+            lines.forEach(l -> assertTrue(l.contains("storage=[POSTGRESQL] strategy=[PG_ROW_LOCK]"), plan));
+            if (PostgresTarget.configured().isPresent()) {
+                assertEquals(0, status, plan);
+                assertFalse(lines.isEmpty(), plan);
+            } else {
+                assertTrue(lines.isEmpty(), plan);
+            }
             return;
         }
         assertEquals(0, status, plan);

@@ -67,12 +67,17 @@ class MultiProcessRunsTest {
     @Test
     void badStepsAreRefusedNamingWhatIsWrong() {
         List<MultiProcessMain.Split> split = List.of(new MultiProcessMain.Split(2, 1));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.POSTGRESQL),
-                List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1), List.of()))
-                .getMessage().contains("SQLite only: storage POSTGRESQL"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
-                List.of(LockingStrategy.PG_ROW_LOCK), split, Duration.ZERO, Duration.ofSeconds(1), List.of()))
-                .getMessage().contains("SQLite only: strategy PG_ROW_LOCK"));
+        assertEquals("a multi-process step on POSTGRESQL takes its strategies only: strategy IMMEDIATE",
+                assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.POSTGRESQL),
+                        List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1), List.of())).getMessage());
+        assertEquals("a multi-process step on SQLITE takes its strategies only: strategy PG_ROW_LOCK",
+                assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
+                        List.of(LockingStrategy.PG_ROW_LOCK), split, Duration.ZERO, Duration.ofSeconds(1), List.of())).getMessage());
+        assertEquals("a multi-process step is of one engine: storages [WAL_NORMAL, POSTGRESQL]",
+                assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL, Storage.POSTGRESQL),
+                        List.of(LockingStrategy.IMMEDIATE), split, Duration.ZERO, Duration.ofSeconds(1), List.of())).getMessage());
+        assertEquals(Engine.POSTGRESQL, new MultiProcessStep(List.of(Storage.POSTGRESQL), List.of(LockingStrategy.PG_ROW_LOCK), split,
+                Duration.ZERO, Duration.ofSeconds(1), List.of()).engine());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_NORMAL),
                 List.of(LockingStrategy.IMMEDIATE), List.of(), Duration.ZERO, Duration.ofSeconds(1), List.of()))
                 .getMessage().startsWith("a multi-process step needs"));
@@ -94,8 +99,16 @@ class MultiProcessRunsTest {
         assertEquals(List.of(0.5, 0.8), full.loads());
         assertEquals("[1x8, 4x2]", Profile.named("quick").multiProcess().get(0).splits().toString());
         assertEquals(List.of(0.5), Profile.named("quick").multiProcess().get(0).loads());
-        // PostgreSQL is not driven across processes yet; a filter to one strategy keeps only it.
-        assertEquals(List.of(), Profile.named("quick").onlyEngine(Engine.POSTGRESQL).multiProcess());
+        // PostgreSQL in the same splits, a step of its own; a filter to one strategy keeps only it.
+        for (String name : List.of("quick", "full")) {
+            List<MultiProcessStep> pg = Profile.named(name).onlyEngine(Engine.POSTGRESQL).multiProcess();
+            assertEquals(1, pg.size(), name);
+            assertEquals(List.of(Storage.POSTGRESQL), pg.get(0).storages(), name);
+            assertEquals(LockingStrategy.of(Engine.POSTGRESQL), pg.get(0).strategies(), name);
+            assertEquals(Profile.named(name).multiProcess().get(0).splits(), pg.get(0).splits(), name);
+            assertEquals(List.of(Storage.WAL_NORMAL, Storage.WAL_FULL),
+                    Profile.named(name).onlyEngine(Engine.SQLITE).multiProcess().get(0).storages(), name);
+        }
         assertEquals(List.of(LockingStrategy.GROUP_COMMIT), Profile.named("quick")
                 .filter(s -> true, st -> true, ls -> ls == LockingStrategy.GROUP_COMMIT).multiProcess().get(0).strategies());
         assertEquals(List.of(), Profile.named("quick")

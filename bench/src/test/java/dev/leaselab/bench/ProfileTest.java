@@ -100,8 +100,10 @@ class ProfileTest {
                 + Profile.FORK_OVERHEAD_SECONDS;
         double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
         // and the processes: the floor and every SQLite strategy closed and open (at 0.5), in 1 and 4
-        // processes on both WAL storages, 0.5 + 1.5 s each and 1 s for the worker JVMs
-        double processes = 2 * 2 * (2 * LockingStrategy.of(Engine.SQLITE).size() + 1) * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
+        // processes on both WAL storages, 0.5 + 1.5 s each and 1 s for the worker JVMs; the same for
+        // every PostgreSQL strategy
+        double processes = 2 * (2 * (2 * LockingStrategy.of(Engine.SQLITE).size() + 1) + 2 * LockingStrategy.of(PG).size() + 1)
+                * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
         double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
                 + openLoop + queue + processes;
         assertTrue(quick.estimatedSeconds() <= budget + 1e-6, "quick must stay at about four minutes (and its paired forks) for its "
@@ -175,8 +177,9 @@ class ProfileTest {
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
         assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
         double processes = quick.multiProcess().stream().mapToDouble(MultiProcessStep::estimatedSeconds).sum();
-        assertEquals(2 * 2 * 13 * 3.0, processes, 1e-9,
-                "2 storages x 2 splits x (floor + six strategies closed + six open) x (2 s + 1 s for the JVMs)");
+        assertEquals(2 * 2 * 13 * 3.0 + 2 * 7 * 3.0, processes, 1e-9,
+                "2 SQLite storages x 2 splits x (floor + six strategies closed + six open) x (2 s + 1 s for the JVMs),"
+                        + " and PostgreSQL's 2 splits x (floor + three strategies closed + three open)");
         assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop + processes,
                 quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired, with the jittered wait: nothing stalls ...
@@ -202,6 +205,20 @@ class ProfileTest {
         assertTrue(plan.banner().contains("./with-postgres.sh") && plan.banner().contains("LEASELAB_POSTGRES_URL"), plan.banner());
         assertEquals(false, plan.record().get("measured"));
         assertEquals(quick.forkRuns(PG), plan.record().get("droppedForks"));
+        // The multi-process runs on PostgreSQL go with its forks.
+        assertEquals(1, plan.record().get("droppedProcessRuns"));
+        assertTrue(plan.profile().multiProcess().stream().allMatch(m -> m.engine() == Engine.SQLITE), plan.profile().multiProcess().toString());
+        assertTrue(plan.record().get("reason").toString().endsWith("PostgreSQL forks and its multi-process runs dropped"),
+                plan.record().get("reason").toString());
+    }
+
+    @Test
+    void aProfileFilteredToPostgresMultiProcessRunsAloneStillNeedsAServer() {
+        Profile processesOnly = Profile.named("quick").onlyEngine(PG).withSteps(List.of());
+        assertEquals(0, processesOnly.forkRuns());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresTarget.plan(processesOnly, Optional.empty(), true));
+        assertTrue(e.getMessage().contains("its multi-process runs dropped"), e.getMessage());
     }
 
     @Test

@@ -81,11 +81,12 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
 
     /**
      * WAL, {@code synchronous=FULL}, a 5 s busy timeout, at most 16 connections, the
-     * {@link BusyWait#JITTERED} busy wait: with several worker processes on one file (results/processes-20261202)
-     * SQLite's own handler let writers wait out the timeout and starved some threads (Jain 0.3-0.6 on
-     * WAL + FULL) where the jittered wait failed none, was fairer and mostly had shorter tails; in
-     * one process at eight contending threads it costs some throughput (results/README.md, "Busy
-     * waits"), and {@link BusyWait#SQLITE_SLEEPS} remains an option.
+     * {@link BusyWait#JITTERED} busy wait: with eight threads in one to eight worker processes on
+     * one file (results/processes-20261202) SQLite's own handler let writers wait out the timeout
+     * and starved some threads (Jain below 0.6 in 19 of 28 WAL + FULL rows) where the jittered wait
+     * failed none and mostly had shorter tails; in one process at eight contending threads it costs
+     * some throughput (results/README.md, "Busy waits"), and {@link BusyWait#SQLITE_SLEEPS}
+     * remains an option.
      */
     public static StoreOptions defaults() {
         return new StoreOptions(JournalMode.WAL, Synchronous.FULL, Duration.ofSeconds(5), 16, BusyWait.JITTERED);

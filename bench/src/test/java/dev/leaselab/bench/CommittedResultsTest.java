@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The results folders committed under {@code results/} are the baselines that later runs are
  * gated against, so every build must still read them, join their tallies and pair their rows as
  * the gate did when they were written. The counts below are what {@code BenchMain compare} printed
- * on them before the fork key was a type of its own (quick-20261203-Q-1's: what this comparison
- * gave when that run was committed, in 4a8b6a6).
+ * on them before the fork key was a type of its own (quick-20261203-Q-1's and full-20261203-F-1's:
+ * what the comparison in this test gave when each run was committed).
  */
 class CommittedResultsTest {
 
@@ -24,6 +24,7 @@ class CommittedResultsTest {
 
     @ParameterizedTest
     @CsvSource({
+        "full-20261203-F-1, 675, 20, 634",
         "baseline-full-20261201-ref, 486, 65, 421",
         "20261201-235317-quick, 98, 0, 83",
         "quick-20261203-Q-1, 98, 3, 80",

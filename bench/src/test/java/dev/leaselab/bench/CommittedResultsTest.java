@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The results folders committed under {@code results/} are the baselines that later runs are
  * gated against, so every build must still read them, join their tallies and pair their rows as
  * the gate did when they were written. The counts below are what {@code BenchMain compare} printed
- * on them before the fork key was a type of its own (quick-20261203-Q-1's and full-20261203-F-1's:
+ * on them before the fork key was a type of its own (quick-20261203-Q-1's and the full-20261203 runs':
  * what the comparison in this test gave when each run was committed).
  */
 class CommittedResultsTest {
@@ -25,6 +25,7 @@ class CommittedResultsTest {
     @ParameterizedTest
     @CsvSource({
         "full-20261203-F-1, 675, 20, 634",
+        "full-20261203-F-2, 675, 17, 637",
         "baseline-full-20261201-ref, 486, 65, 421",
         "20261201-235317-quick, 98, 0, 83",
         "quick-20261203-Q-1, 98, 3, 80",
@@ -54,6 +55,8 @@ class CommittedResultsTest {
         // baseline had 4 rows "regressed" and 13 "improved": the family's false alarms).
         "20261201-235317-quick, baseline-full-20261201-ref, 65, 0, 0, 0, 65, 18, 421",
         "example-quick-under-load, 20261201-235317-quick, 45, 0, 0, 0, 45, 14, 38",
+        // The whole full profile twice of one commit (be5551d), 36 minutes apart: nothing called.
+        "full-20261203-F-1, full-20261203-F-2, 654, 0, 0, 2, 652, 0, 0",
     })
     void twoCommittedRunsArePairedAndJudgedAsBefore(String baseline, String current, int compared, int regressed,
                                                     int improved, int unchanged, int inconclusive, int onlyInBaseline,

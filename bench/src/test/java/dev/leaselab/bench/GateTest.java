@@ -119,6 +119,20 @@ class GateTest {
     }
 
     @Test
+    void aRegressedGeomeanIsShownAsASummaryAndDoesNotFailTheGate() {
+        GateStatistics.Comparison lower = new GateStatistics.Comparison(0.884, 0.842, 0.915, Double.NaN,
+                Verdict.REGRESSED, new double[0]);
+        Gate.Outcome o = new Gate.Outcome(List.of(), List.of(), lower, List.of(), List.of(), 0.10, 0.05,
+                GateStatistics.Test.values()[0]);
+        assertFalse(o.regressed());
+        String md = Gate.markdown(o, "a", "b");
+        assertTrue(md.contains("## Benchmark gate: passed"), md);
+        String geomean = md.lines().filter(l -> l.contains("**geomean**")).findFirst().orElseThrow();
+        assertTrue(geomean.contains("not part of the verdict") && geomean.endsWith("| regressed |"), geomean);
+        assertFalse(md.contains("**regressed**"), md);
+    }
+
+    @Test
     void aRunWithoutReferenceIsComparedRawAndSaysSo() {
         BenchResults.Row withReference = throughput(1.0, eight(FAST));
         BenchResults.Row older = row("ops/s", withReference.samples().clone(), new double[0]);

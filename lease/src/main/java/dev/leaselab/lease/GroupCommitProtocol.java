@@ -25,18 +25,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * back and every write in it fails with that error, so nothing half-applied is ever committed.
  *
  * <p>Before it drains the queue, a leader waits (yielding the CPU) until as many writes are queued
- * as there were writers at the end of the last batch, for no longer than a batch takes (and 1 ms at
- * most). Without that wait the thread that led a batch comes back first, finds only its own write
- * queued while the writers it has just woken are still being scheduled, and commits it alone;
- * batches then alternate between one write and the rest. Measured with the gate's paired hot claim
- * at 8 threads (results/README.md, "Group commit"): with the wait nearly every batch holds all 8
- * writes, without it their sizes spread from 1 to 8, and the wait gives about a third more claims
- * per second. A single writer never waits: the write it expects is its own.
+ * as there were writers at the end of the last batch, if there were at least
+ * {@value #MIN_WRITERS_TO_WAIT_FOR}, for no longer than a {@code COMMIT} has been taking (1 ms at
+ * most): one more write in the batch saves one commit. Without that wait the thread that led a
+ * batch comes back first, finds only its own write queued while the writers it has just woken are
+ * still being scheduled, and commits it alone; batches then alternate between one write and the
+ * rest. Measured with the gate's paired hot claim at 8 threads (results/README.md, "Group commit
+ * waits for the writers it woke"): with the wait nearly every batch holds all 8 writes, without it
+ * their sizes spread from 1 to 8, and the wait gives about a third more claims per second.
  */
 final class GroupCommitProtocol implements WriteProtocol {
 
     /** Bounds the transaction, and so the latency of the first writer in it. */
     private static final int MAX_BATCH = 64;
+
+    /**
+     * Fewer writers than this are not waited for. Waiting for a woken writer costs its wake-up,
+     * which on a busy machine outlasts the commit it would save: 4 processes of 2 threads on one
+     * file (MultiProcessMain, WAL + NORMAL) waited about 500 µs a batch to save a 60 µs commit and
+     * ran at a third of the floor. PostgreSQL's commit_delay has the same guard (commit_siblings).
+     */
+    private static final int MIN_WRITERS_TO_WAIT_FOR = 4;
 
     /** The longest a leader waits for the writers of the last batch to queue again. */
     private static final long MAX_GATHER_NANOS = 1_000_000;
@@ -46,10 +55,14 @@ final class GroupCommitProtocol implements WriteProtocol {
     private final ReentrantLock leadership = new ReentrantLock();
     /** The size of {@link #pending}, which a {@link ConcurrentLinkedQueue} cannot give in constant time. */
     private final AtomicInteger queued = new AtomicInteger();
+    /** The leader waiting in {@link #awaitLastBatchWriters}, woken by the write that completes its count. */
+    private volatile Thread gatherer;
+    /** How many queued writes {@link #gatherer} waits for. */
+    private volatile int gatherTarget = Integer.MAX_VALUE;
     /** Writers seen at the end of the last batch: its own and those queued meanwhile. */
     private volatile int writersPresent = 1;
-    /** A moving average of how long a batch of more than one write takes. */
-    private volatile long batchNanos = 100_000;
+    /** A moving average of how long a batch's {@code COMMIT} takes: what one more write in it saves. */
+    private volatile long commitNanos;
 
     GroupCommitProtocol(LeaseSql sql) {
         this.statements = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.SQLITE);
@@ -104,7 +117,12 @@ final class GroupCommitProtocol implements WriteProtocol {
     private <T> T submit(Session session, Write<T> write) throws SQLException {
         Request<T> request = new Request<>(write);
         pending.add(request);
-        queued.incrementAndGet();
+        if (queued.incrementAndGet() >= gatherTarget) {
+            Thread waiting = gatherer;
+            if (waiting != null) {
+                LockSupport.unpark(waiting);
+            }
+        }
         boolean interrupted = false;
         while (!request.done) {
             if (leadership.tryLock()) {
@@ -147,7 +165,6 @@ final class GroupCommitProtocol implements WriteProtocol {
         if (batch.isEmpty()) {
             return batch;
         }
-        long began = System.nanoTime();
         SQLException failure = null;
         try {
             if (batch.size() == 1) {
@@ -158,7 +175,9 @@ final class GroupCommitProtocol implements WriteProtocol {
                 for (Request<?> r : batch) {
                     apply(r, session);
                 }
+                long committing = System.nanoTime();
                 session.execute("COMMIT");
+                commitNanos += (System.nanoTime() - committing - commitNanos) / 8;
             }
         } catch (SQLException e) {
             session.rollbackQuietly();
@@ -166,9 +185,6 @@ final class GroupCommitProtocol implements WriteProtocol {
         } catch (RuntimeException e) {
             session.rollbackQuietly();
             failure = new SQLException("a write in the batch failed", e);
-        }
-        if (batch.size() > 1) {
-            batchNanos += (System.nanoTime() - began - batchNanos) / 8;
         }
         writersPresent = batch.size() + queued.get();
         for (Request<?> r : batch) {
@@ -181,17 +197,28 @@ final class GroupCommitProtocol implements WriteProtocol {
     }
 
     /**
-     * Yields until the writers of the last batch have queued again, or a batch's time has passed:
-     * a writer that stopped writing costs the next batch that wait once, and then is not expected.
+     * Parks until the writers of the last batch have queued again (the last of them wakes it), or
+     * until the commits they would save have had their time: a writer that stopped writing costs
+     * the next batch that wait once, and then is not expected. Parking, not spinning, leaves the
+     * CPU to the writers being woken; spinning here doubled the tail of an open loop on WAL + FULL.
      */
     private void awaitLastBatchWriters() {
         int expected = Math.min(MAX_BATCH, writersPresent);
-        if (queued.get() >= expected) {
+        if (expected < MIN_WRITERS_TO_WAIT_FOR || queued.get() >= expected) {
             return;
         }
-        long deadline = System.nanoTime() + Math.min(MAX_GATHER_NANOS, batchNanos);
-        while (queued.get() < expected && System.nanoTime() < deadline) {
-            Thread.yield();
+        long deadline = System.nanoTime() + Math.min(MAX_GATHER_NANOS, commitNanos * (expected - queued.get()));
+        // Target before gatherer, and queued read after both: a writer that counts after this
+        // read sees the gatherer, and one that counted before is seen here.
+        gatherTarget = expected;
+        gatherer = Thread.currentThread();
+        try {
+            for (long left; queued.get() < expected && (left = deadline - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            gatherer = null;
+            gatherTarget = Integer.MAX_VALUE;
         }
     }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # P x T matrix of issue 17: every SQLite strategy, 1x8 2x4 4x2 8x1, both storages, both busy handlers, 5 s busy timeout.
-cd "$(dirname "$0")"   # measured with the jar of 16c41f8; JAR=... names another
+# OUT=<a folder under results/> writes the logs there instead of beside this script.
+cd "${OUT:-$(dirname "$0")}"   # measured with the jar of 16c41f8; JAR=... names another
 jar="${JAR:-../../bench/target/benchmarks.jar}"   # mvn -B -pl bench -am package -DskipTests builds it
 for storage in WAL_NORMAL WAL_FULL; do
   for wait in SQLITE_SLEEPS JITTERED; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables from the MultiProcessMain logs of run.sh: one table per storage, both busy handlers side by side."""
 import re, sys, os
-os.chdir(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))  # or the folder given
 closed = re.compile(r'^(\w+)\s+(\d+x\d+)\s+(\d+) won/s\s+lost (\d+)\s+failed (\d+)\s+Jain ([\d.]+)\s+slowest ([\d.]+)\s+per process \[([^\]]*)\](?:\s+x floor ([\d.]+))?')
 opened = re.compile(r'^(\w+)\s+(\d+x\d+)\s+open loop at ([\d.]+) \((\d+) req/s\): p50 ([\d.]+)\s+p99 ([\d.]+)\s+p99.9 ([\d.]+)\s+max ([\d.]+) ms\s+(\d+) won/s\s+failed (\d+)\s+late (\d+)')
 def read(path):

@@ -173,6 +173,9 @@ public enum Storage {
         requireSqlite();
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout((int) busyTimeout.toMillis());
+        // As the store's connections (SessionPool): the floor pays the driver's per-statement
+        // costs that the store pays, no more.
+        config.setGetGeneratedKeys(false);
         config.setJournalMode(SQLiteConfig.JournalMode.valueOf(journalMode.name()));
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
         Connection connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());

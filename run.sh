@@ -10,8 +10,8 @@ cd "$(dirname "$0")"
 
 profile="${1:-quick}"
 case "$profile" in
-  quick) bench_profile=quick; stress_profile=quick; peer_args="--jobs 5000 --threads 1,8 --rounds 3 --zombie-trials 3" ;;
-  full)  bench_profile=full;  stress_profile=long;  peer_args="--jobs 20000 --threads 1,8 --rounds 5 --zombie-trials 5" ;;
+  quick) bench_profile=quick; stress_profile=quick; peer_args="--jobs 5000 --threads 1,8 --batches 1,16 --rounds 3 --zombie-trials 3" ;;
+  full)  bench_profile=full;  stress_profile=long;  peer_args="--jobs 20000 --threads 1,8 --batches 1,16 --rounds 5 --zombie-trials 5" ;;
   *) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
 esac
 

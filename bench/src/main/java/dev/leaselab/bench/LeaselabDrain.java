@@ -10,7 +10,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +18,9 @@ import java.util.function.UnaryOperator;
 /**
  * The leaselab side of {@link PeerDrainMain}: {@code jobs} fresh jobs written in one transaction
  * ({@link BenchDb#insertJobs}, as the queue benchmark fills its queue), then {@code threads} workers
- * that each loop {@code claimNext(owner, now, ttl)} and {@code complete} until {@code claimNext}
- * finds nothing. The database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs
+ * that each loop {@code claimNext(owner, now, ttl, batch)} and {@code complete} every job it handed
+ * out, one at a time, until {@code claimNext} finds nothing. A batch of more than one is what
+ * db-scheduler's polling does too: it fetches up to a multiple of its thread count per poll. The database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs
  * and the benchmarks' 1 s busy timeout, or a fresh PostgreSQL schema.
  *
  * <p>The clock stands still at {@link #NOW} with a {@link #TTL} of a minute, as in
@@ -37,16 +37,25 @@ final class LeaselabDrain {
     private LeaselabDrain() {}
 
     static String systemName(LockingStrategy strategy) {
-        return "leaselab " + strategy.name();
+        return systemName(strategy, 1);
+    }
+
+    /** The system's name in the tables: the strategy, and the batch when a claimNext asks for more than one job. */
+    static String systemName(LockingStrategy strategy, int batch) {
+        return "leaselab " + strategy.name() + (batch == 1 ? "" : " batch " + batch);
     }
 
     /**
      * Runs one round on a fresh database.
      *
+     * @param batch the most jobs one {@code claimNext} asks for
      * @param decorator wraps the store; the identity except in tests that prove the counters count
      */
-    static PeerRound run(LockingStrategy strategy, Storage storage, int jobs, int threads, int round, Duration deadline,
-                         UnaryOperator<LeaseStore> decorator) throws InterruptedException {
+    static PeerRound run(LockingStrategy strategy, int batch, Storage storage, int jobs, int threads, int round,
+                         Duration deadline, UnaryOperator<LeaseStore> decorator) throws InterruptedException {
+        if (batch < 1) {
+            throw new IllegalArgumentException("batch must be at least 1: " + batch);
+        }
         try (BenchDb db = BenchDb.open(strategy, storage)) {
             long prefillStart = System.nanoTime();
             String[] ids = new String[jobs];
@@ -63,7 +72,8 @@ final class LeaselabDrain {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String owner = "worker-" + t;
-                Thread worker = new Thread(() -> work(store, owner, tally, go, lastCompletion), "leaselab-drain-" + t);
+                Thread worker = new Thread(() -> work(store, owner, batch, tally, go, lastCompletion),
+                        "leaselab-drain-" + t);
                 worker.setDaemon(true);
                 workers.add(worker);
                 worker.start();
@@ -86,12 +96,12 @@ final class LeaselabDrain {
             }
             long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
             long left = notDone(db);
-            return PeerRound.of(systemName(strategy), storage.name(), threads, round, jobs, start, end, tally, left,
+            return PeerRound.of(systemName(strategy, batch), storage.name(), threads, round, jobs, start, end, tally, left,
                     timedOut, prefillSeconds);
         }
     }
 
-    private static void work(LeaseStore store, String owner, ExecutionTally tally, CountDownLatch go,
+    private static void work(LeaseStore store, String owner, int batch, ExecutionTally tally, CountDownLatch go,
                              AtomicLong lastCompletion) {
         try {
             go.await();
@@ -100,9 +110,9 @@ final class LeaselabDrain {
         }
         int consecutiveErrors = 0;
         while (!Thread.currentThread().isInterrupted() && consecutiveErrors < CONSECUTIVE_ERRORS_TO_GIVE_UP) {
-            Optional<Lease> next;
+            List<Lease> next;
             try {
-                next = store.claimNext(owner, NOW, TTL);
+                next = store.claimNext(owner, NOW, TTL, batch);
             } catch (RuntimeException e) {
                 tally.error("claimNext threw", e);
                 consecutiveErrors++;
@@ -111,20 +121,21 @@ final class LeaselabDrain {
             if (next.isEmpty()) {
                 return;
             }
-            Lease lease = next.get();
-            // The no-op job: its work is only to be counted.
-            tally.ran(lease.jobId());
-            try {
-                if (store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")) {
-                    tally.accepted(lease.jobId());
-                    lastCompletion.accumulateAndGet(System.nanoTime(), Math::max);
-                } else {
-                    tally.refused();
+            for (Lease lease : next) {
+                // The no-op job: its work is only to be counted.
+                tally.ran(lease.jobId());
+                try {
+                    if (store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")) {
+                        tally.accepted(lease.jobId());
+                        lastCompletion.accumulateAndGet(System.nanoTime(), Math::max);
+                    } else {
+                        tally.refused();
+                    }
+                    consecutiveErrors = 0;
+                } catch (RuntimeException e) {
+                    tally.error("complete threw", e);
+                    consecutiveErrors++;
                 }
-                consecutiveErrors = 0;
-            } catch (RuntimeException e) {
-                tally.error("complete threw", e);
-                consecutiveErrors++;
             }
         }
     }

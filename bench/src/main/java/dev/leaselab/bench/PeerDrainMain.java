@@ -78,6 +78,10 @@ public final class PeerDrainMain implements Callable<Integer> {
     @Option(names = "--strategies", split = ",", defaultValue = "CONDITIONAL_UPDATE,GROUP_COMMIT",
             description = "leaselab's SQLite strategies (default: ${DEFAULT-VALUE})")
     List<LockingStrategy> strategies;
+    @Option(names = "--batches", split = ",", defaultValue = "1",
+            description = "the most jobs one leaselab claimNext asks for; each size is a system of its own (default: "
+                    + "${DEFAULT-VALUE}; db-scheduler's polling fetches up to its upper fetch limit x threads at a time)")
+    List<Integer> batches;
     @Option(names = "--polling", split = ",", defaultValue = "FETCH",
             description = "db-scheduler's polling on SQLite: FETCH (fetch-and-lock-on-execute), the only one it supports "
                     + "there (default: ${DEFAULT-VALUE})")
@@ -133,12 +137,13 @@ public final class PeerDrainMain implements Callable<Integer> {
     }
 
     /** One system of the comparison on one storage. */
-    private record Contestant(String name, Storage storage, LockingStrategy strategy, DbSchedulerDrain.Settings settings) {
+    private record Contestant(String name, Storage storage, LockingStrategy strategy, int batch,
+                              DbSchedulerDrain.Settings settings) {
 
         PeerRound run(int jobs, int threads, int round, Duration deadline, UnaryOperator<LeaseStore> decorator)
                 throws InterruptedException {
             return strategy != null
-                    ? LeaselabDrain.run(strategy, storage, jobs, threads, round, deadline, decorator)
+                    ? LeaselabDrain.run(strategy, batch, storage, jobs, threads, round, deadline, decorator)
                     : DbSchedulerDrain.run(storage, settings.withPoolFor(threads), jobs, threads, round, deadline, id -> false);
         }
     }
@@ -242,6 +247,9 @@ public final class PeerDrainMain implements Callable<Integer> {
         if (jobs < 1 || rounds < 1 || warmupJobs < 0) {
             throw new IllegalArgumentException("--jobs and --rounds must be at least 1 and --warmup-jobs at least 0");
         }
+        if (batches.isEmpty() || batches.stream().anyMatch(b -> b < 1)) {
+            throw new IllegalArgumentException("--batches must list sizes of at least 1: " + batches);
+        }
         if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1)) {
             throw new IllegalArgumentException("--threads must list counts of at least 1: " + threads);
         }
@@ -279,10 +287,12 @@ public final class PeerDrainMain implements Callable<Integer> {
         boolean sqlite = s.engine() == Engine.SQLITE;
         List<Contestant> list = new ArrayList<>();
         for (LockingStrategy strategy : sqlite ? strategies : pgStrategies) {
-            list.add(new Contestant(LeaselabDrain.systemName(strategy), s, strategy, null));
+            for (int batch : batches) {
+                list.add(new Contestant(LeaselabDrain.systemName(strategy, batch), s, strategy, batch, null));
+            }
         }
         for (DbSchedulerDrain.Polling p : sqlite ? polling : pgPolling) {
-            list.add(new Contestant(DbSchedulerDrain.systemName(p), s, null, schedulerSettings(p)));
+            list.add(new Contestant(DbSchedulerDrain.systemName(p), s, null, 0, schedulerSettings(p)));
         }
         return list;
     }
@@ -305,7 +315,9 @@ public final class PeerDrainMain implements Callable<Integer> {
         Map<String, Object> leaselab = new LinkedHashMap<>();
         leaselab.put("strategies", strategies.stream().map(Enum::name).toList());
         leaselab.put("pgStrategies", pgStrategies.stream().map(Enum::name).toList());
-        leaselab.put("loop", "claimNext(owner, now, ttl) then complete(jobId, owner, fence, now, \"ok\") until claimNext is empty");
+        leaselab.put("batches", batches);
+        leaselab.put("loop", "claimNext(owner, now, ttl, batch), then complete(jobId, owner, fence, now, \"ok\") for each "
+                + "job handed out, until claimNext is empty");
         leaselab.put("now", LeaselabDrain.NOW);
         leaselab.put("ttl", LeaselabDrain.TTL);
         leaselab.put("poolSize", storage.options().poolSize());

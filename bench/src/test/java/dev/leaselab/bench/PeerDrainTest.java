@@ -37,12 +37,12 @@ class PeerDrainTest {
         int code = PeerDrainMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), "--jobs", Integer.toString(JOBS), "--threads", "2",
                 "--rounds", "1", "--warmup-jobs", "0", "--postgres", "SKIP", "--strategies", "CONDITIONAL_UPDATE",
-                "--deadline", "20s", "--out", md.toString(), "--json", json.toString());
+                "--batches", "1,16", "--deadline", "20s", "--out", md.toString(), "--json", json.toString());
         String stderr = err.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, stderr);
 
         JsonNode rounds = Json.read(json).get("rounds");
-        assertEquals(2, rounds.size(), stderr);
+        assertEquals(3, rounds.size(), stderr);
         for (JsonNode r : rounds) {
             String line = r.toString();
             assertEquals(JOBS, r.get("distinctRun").asLong(), line);
@@ -54,7 +54,8 @@ class PeerDrainTest {
             assertFalse(r.get("timedOut").asBoolean(), line);
         }
         String table = out.toString(StandardCharsets.UTF_8);
-        assertTrue(table.contains("| leaselab CONDITIONAL_UPDATE |") && table.contains("| db-scheduler FETCH |"), table);
+        assertTrue(table.contains("| leaselab CONDITIONAL_UPDATE |") && table.contains("| leaselab CONDITIONAL_UPDATE batch 16 |")
+                && table.contains("| db-scheduler FETCH |"), table);
         assertEquals(table, Files.readString(md));
     }
 
@@ -80,7 +81,7 @@ class PeerDrainTest {
 
     @Test
     void aStoreThatHandsOutACompletedJobAgainShowsUpAsDuplicates() throws Exception {
-        PeerRound r = LeaselabDrain.run(LockingStrategy.CONDITIONAL_UPDATE, Storage.WAL_NORMAL, JOBS, 2, 1, DEADLINE,
+        PeerRound r = LeaselabDrain.run(LockingStrategy.CONDITIONAL_UPDATE, 1, Storage.WAL_NORMAL, JOBS, 2, 1, DEADLINE,
                 new ForgetfulStore());
 
         assertTrue(r.duplicateRuns() > 0, r.line());
@@ -89,6 +90,28 @@ class PeerDrainTest {
         assertEquals(JOBS, r.distinctRun(), r.line());
         assertEquals(0, r.left(), r.line());
         assertFalse(r.clean(), r.line());
+    }
+
+    @Test
+    void aStoreThatHandsOutACompletedJobAgainInABatchShowsUpAsDuplicates() throws Exception {
+        // 2,400 jobs in batches of 16: 150 claimNext calls, every 25th of them handing a done job out again.
+        PeerRound r = LeaselabDrain.run(LockingStrategy.CONDITIONAL_UPDATE, 16, Storage.WAL_NORMAL, JOBS * 8, 2, 1,
+                DEADLINE, new ForgetfulStore());
+
+        assertTrue(r.duplicateRuns() > 0 && r.duplicateAccepted() > 0, r.line());
+        assertEquals(JOBS * 8, r.distinctRun(), r.line());
+        assertEquals(0, r.left(), r.line());
+        assertFalse(r.clean(), r.line());
+    }
+
+    @Test
+    void aBatchBelowOneIsRefusedBeforeAnythingRuns() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = PeerDrainMain.execute(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--batches", "1,0", "--postgres", "SKIP");
+
+        assertEquals(OpenLoopMain.ERROR, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--batches"), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -4,13 +4,18 @@ import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.testkit.Database;
 import dev.leaselab.testkit.Overlaps;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -86,6 +91,11 @@ public final class DrainRaceDriver {
                 throw new IllegalArgumentException("maxRounds must be at least 1: " + maxRounds);
             }
         }
+
+        /** The same settings with another seed: a race again that is not the same race. */
+        public Settings withSeed(long newSeed) {
+            return new Settings(workers, jobsPerRound, duration, maxRounds, newSeed);
+        }
     }
 
     /**
@@ -99,7 +109,36 @@ public final class DrainRaceDriver {
      * @param staleCompletesRefused stallers' completes after a takeover that the store refused
      */
     public record DrainResult(RaceResult race, long rounds, long jobs, long duplicateExecutions,
-            long duplicateAcceptedCompletions, long staleCompletesRefused) {}
+            long duplicateAcceptedCompletions, long staleCompletesRefused) implements DrainOutcome {
+
+        @Override
+        public String unproven() {
+            if (race.racesWithOverlap() == 0) {
+                return "no claimNext call overlapped another worker's, in " + race.races() + " calls: the workers never raced";
+            }
+            if (staleCompletesRefused == 0) {
+                return "no stalled job was taken over with its staller's late complete refused, in " + rounds
+                        + " rounds: the stalls proved nothing";
+            }
+            return null;
+        }
+
+        @Override
+        public String summary() {
+            return String.format(Locale.ROOT, "%d jobs in %d rounds, %d duplicate executions, %d duplicate accepted "
+                            + "completions, %d stale completes refused, %d of %d claimNext calls overlapping another thread's",
+                    jobs, rounds, duplicateExecutions, duplicateAcceptedCompletions, staleCompletesRefused,
+                    race.racesWithOverlap(), race.races());
+        }
+    }
+
+    /** The controls of {@code engine} this driver runs in the stress run: SQLite's {@link #CONTROLS}, PostgreSQL's controls. */
+    public static List<StoreUnderTest> controls(Engine engine) {
+        return switch (engine) {
+            case SQLITE -> CONTROLS.stream().map(b -> new StoreUnderTest(LockingStrategy.IMMEDIATE, b)).toList();
+            case POSTGRESQL -> StoreUnderTest.POSTGRES_CONTROLS;
+        };
+    }
 
     private final StoreUnderTest sut;
     private final Settings settings;
@@ -124,6 +163,11 @@ public final class DrainRaceDriver {
     }
 
     private DrainResult run() {
+        try {
+            Files.createDirectories(file.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + file.getParent(), e);
+        }
         long started = System.nanoTime();
         long deadline = started + settings.duration().toNanos();
         ExecutorService threads = Executors.newFixedThreadPool(settings.workers(), task -> {
@@ -152,7 +196,7 @@ public final class DrainRaceDriver {
             db.drop();
         }
         DrainCounts counts = DrainCounts.of(history.ops());
-        RaceResult race = new RaceResult(sut.name(), "drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0, 0, 0,
+        RaceResult race = new RaceResult(sut.name(), "thread-drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0, 0, 0,
                 opsUntilFirstViolation, firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
         return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), counts.duplicateExecutions(),
                 counts.duplicateAcceptedCompletions(),

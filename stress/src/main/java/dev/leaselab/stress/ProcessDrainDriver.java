@@ -107,9 +107,9 @@ public final class ProcessDrainDriver {
      */
     public record DrainResult(RaceResult race, long rounds, long jobs, long duplicateExecutions,
             long duplicateAcceptedCompletions, long staleWritesRefused, long pausedWrites, long pausedWritesRefused,
-            int effectivePauses) {
+            int effectivePauses) implements DrainOutcome {
 
-        /** Why the run proves nothing although it may have passed, or null when it does prove something. */
+        @Override
         public String unproven() {
             if (race.racesWithOverlap() == 0) {
                 return "no claimNext call that handed out a lease overlapped a call of another worker process, in "
@@ -122,7 +122,7 @@ public final class ProcessDrainDriver {
             return null;
         }
 
-        /** The figures of the run, in one line. */
+        @Override
         public String summary() {
             return String.format(Locale.ROOT, "%d jobs in %d rounds, %d duplicate executions, %d duplicate accepted "
                             + "completions, %d kills, %d pauses (%d effective), %d stale writes refused (%d of %d after "

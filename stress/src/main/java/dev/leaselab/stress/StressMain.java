@@ -19,8 +19,8 @@ import picocli.CommandLine.Option;
 /**
  * The one command of the concurrency gate: {@code java -jar stress/target/stress.jar [--profile quick|long]}.
  * Races every {@link dev.leaselab.lease.LockingStrategy} and every negative control of SQLite and
- * PostgreSQL ({@code --engine} chooses) across threads, across processes and in the process drain
- * race, prints a
+ * PostgreSQL ({@code --engine} chooses) across threads, across processes and in the drain races
+ * of threads and of processes, prints a
  * verdict table, writes it with JUnit XML under {@code results/stress/<run-id>/}, and exits 0
  * when every strategy passed and every control was caught, 1 on a violation or a missed
  * control, 2 on a wrong option, 3 when a run saw too little overlap to judge (inconclusive).
@@ -46,6 +46,9 @@ public final class StressMain implements Callable<Integer> {
 
     @Option(names = "--drain-seconds", description = "how long the process drain race races each store")
     Double drainSeconds;
+
+    @Option(names = "--thread-drain-seconds", description = "how long the thread drain race races each store")
+    Double threadDrainSeconds;
 
     @Option(names = "--kills", description = "SIGKILLs per process run")
     Integer kills;
@@ -171,6 +174,7 @@ public final class StressMain implements Callable<Integer> {
                 threadsSeconds == null ? base.threads() : seconds("--threads-seconds", threadsSeconds),
                 processesSeconds == null ? base.processes() : seconds("--processes-seconds", processesSeconds),
                 drainSeconds == null ? base.drainProcesses() : seconds("--drain-seconds", drainSeconds),
+                threadDrainSeconds == null ? base.drainThreads() : seconds("--thread-drain-seconds", threadDrainSeconds),
                 base.drainEveryStrategy(),
                 base.controlBudget(),
                 owners == null ? base.owners() : owners,

@@ -13,8 +13,8 @@ import java.util.function.Predicate;
 
 /**
  * One run of the gate: every correct store and every negative control of the chosen engines
- * through the thread race driver, the process race driver with faults, the process drain race
- * ({@link ProcessDrainDriver}) and (when the plan says so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
+ * through the thread race driver, the thread drain race ({@link DrainRaceDriver}), the process
+ * race driver with faults, the process drain race ({@link ProcessDrainDriver}) and (when the plan says so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
  * the thread and process drivers race the same operations over real connections).
  */
 public final class StressRun {
@@ -46,6 +46,8 @@ public final class StressRun {
         plan.threadSettings(true);
         plan.processSettings();
         plan.processDrainSettings();
+        plan.threadDrainSettings(false);
+        plan.threadDrainSettings(true);
         if (plan.jcstressIterations() > 0) {
             new JcstressRunner(work, plan.jcstressIterations(), plan.jcstressTime(), progress);
         }
@@ -82,6 +84,14 @@ public final class StressRun {
             record(store, ThreadRaceDriver.run(store, work, plan.threadSettings(store.isControl())),
                     plan.minThreadOverlap());
         }
+        for (Engine engine : engines) {
+            for (StoreUnderTest store : drained(engine, DrainRaceDriver.controls(engine))) {
+                drain(store, "thread-drain",
+                        attempt -> DrainRaceDriver.run(store, attempt == 1 ? work : work.resolve("thread-drain-attempt-" + attempt),
+                                plan.threadDrainSettings(store.isControl()).withSeed(plan.seed() + attempt - 1)),
+                        plan.minThreadOverlap());
+            }
+        }
         for (StoreUnderTest store : stores) {
             if (store.isControl() && !store.isStaleWriterControl()) {
                 // Across processes only the stale writer is a control: a paused worker's late
@@ -90,12 +100,13 @@ public final class StressRun {
             }
             processRace(store);
         }
+        ProcessDrainDriver.Settings processDrain = plan.processDrainSettings();
         for (Engine engine : engines) {
-            List<StoreUnderTest> correct = StoreUnderTest.allCorrect(engine);
-            List<StoreUnderTest> drained = new ArrayList<>(plan.drainEveryStrategy() ? correct : correct.subList(0, 1));
-            drained.addAll(ProcessDrainDriver.controls(engine));
-            for (StoreUnderTest store : drained) {
-                drain(store);
+            for (StoreUnderTest store : drained(engine, ProcessDrainDriver.controls(engine))) {
+                drain(store, "process-drain",
+                        attempt -> ProcessDrainDriver.run(store, attempt == 1 ? work : work.resolve("drain-attempt-" + attempt),
+                                processDrain.withSeed(processDrain.seed() + attempt - 1)),
+                        plan.minProcessOverlap());
             }
         }
         if (plan.jcstressIterations() > 0 && engines.contains(Engine.SQLITE)) {
@@ -174,18 +185,23 @@ public final class StressRun {
         record(last.result(), Verdict.of(store, last.result(), plan.minProcessOverlap()));
     }
 
-    private void drain(StoreUnderTest store) {
-        ProcessDrainDriver.Settings base = plan.processDrainSettings();
+    /** The stores a drain race races on {@code engine}: every correct one (or the first, as the plan says), then its controls. */
+    private List<StoreUnderTest> drained(Engine engine, List<StoreUnderTest> controls) {
+        List<StoreUnderTest> correct = StoreUnderTest.allCorrect(engine);
+        List<StoreUnderTest> drained = new ArrayList<>(plan.drainEveryStrategy() ? correct : correct.subList(0, 1));
+        drained.addAll(controls);
+        return drained;
+    }
+
+    /** Races a drain until its verdict is settled (as {@link #processRace} does), records it and prints its figures. */
+    private void drain(StoreUnderTest store, String mode, IntFunction<DrainOutcome> race, long minOverlap) {
         int attempts = store.isControl() ? CONTROL_ATTEMPTS : INCONCLUSIVE_ATTEMPTS;
-        LastRace<ProcessDrainDriver.DrainResult> last = raceUntilCaught(attempts,
-                attempt -> ProcessDrainDriver.run(store,
-                        attempt == 1 ? work : work.resolve("drain-attempt-" + attempt),
-                        base.withSeed(base.seed() + attempt - 1)),
-                result -> settled(store.isControl(), Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()).outcome()),
-                (result, attempt) -> progress.println(store.name() + " process-drain: "
-                        + Verdict.ofProcessDrain(store, result, plan.minProcessOverlap()).outcome() + " in attempt " + attempt
+        LastRace<DrainOutcome> last = raceUntilCaught(attempts, race,
+                result -> settled(store.isControl(), Verdict.ofDrain(store, result, minOverlap).outcome()),
+                (result, attempt) -> progress.println(store.name() + " " + mode + ": "
+                        + Verdict.ofDrain(store, result, minOverlap).outcome() + " in attempt " + attempt
                         + " of " + attempts + ", racing again"));
-        record(last.result().race(), Verdict.ofProcessDrain(store, last.result(), plan.minProcessOverlap()));
+        record(last.result().race(), Verdict.ofDrain(store, last.result(), minOverlap));
         progress.println("    " + last.result().summary() + (last.attempt() > 1 ? " (attempt " + last.attempt() + ")" : ""));
     }
 

@@ -98,12 +98,12 @@ public record Verdict(String store, String check, boolean control, long races, l
     }
 
     /**
-     * Judges a process drain run as {@link #of} does, and more: a correct store's run that proved
-     * nothing ({@link ProcessDrainDriver.DrainResult#unproven()}: no claimNext calls of different
-     * processes met, or no pause led to a refused stale write) fails, with why. A pass names the
-     * run's figures.
+     * Judges a drain run, of threads or of processes, as {@link #of} does, and more: a correct
+     * store's run that proved nothing ({@link DrainOutcome#unproven()}: no claimNext calls of
+     * different workers met, or no stall or pause led to a refused stale write) fails, with why. A
+     * pass names the run's figures.
      */
-    public static Verdict ofProcessDrain(StoreUnderTest store, ProcessDrainDriver.DrainResult result, long minOverlap) {
+    static Verdict ofDrain(StoreUnderTest store, DrainOutcome result, long minOverlap) {
         Verdict verdict = of(store, result.race(), minOverlap);
         if (store.isControl() || verdict.outcome() == Outcome.FAIL) {
             return verdict;

@@ -2,6 +2,7 @@ package dev.leaselab.stress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.LockingStrategy;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -60,6 +62,28 @@ class DrainRaceTest {
                         + "%d duplicate accepted completions, %d stale completes refused%n", store, result.rounds(), result.jobs(),
                 race.races(), race.racesWithOverlap(), result.duplicateExecutions(), result.duplicateAcceptedCompletions(),
                 result.staleCompletesRefused());
+    }
+
+    @Test
+    void aRunWithoutOverlapOrWithoutARefusedStallerSaysItProvedNothing() {
+        CheckReport clean = new CheckReport(0, 0, 0, 0, List.of(), 0);
+        RaceResult noOverlap = new RaceResult("IMMEDIATE", "thread-drain", 10, 0, 100, 0, 0, 0, 0, 0, -1, null, clean, 0, 0,
+                "ok", 1);
+        RaceResult raced = new RaceResult("IMMEDIATE", "thread-drain", 10, 4, 100, 0, 0, 0, 0, 0, -1, null, clean, 0, 0,
+                "ok", 1);
+        assertTrue(new DrainRaceDriver.DrainResult(noOverlap, 1, 40, 3, 0, 3).unproven().contains("never raced"));
+        assertTrue(new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0).unproven().contains("stalls proved nothing"));
+        assertNull(new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3).unproven());
+
+        Verdict unproven = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
+                new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0), 1);
+        assertEquals(Verdict.Outcome.FAIL, unproven.outcome());
+        assertTrue(unproven.detail().startsWith("no stalled job was taken over"), unproven.detail());
+        Verdict passed = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
+                new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3), 1);
+        assertEquals(Verdict.Outcome.PASS, passed.outcome());
+        assertTrue(passed.detail().startsWith("40 jobs in 1 rounds, 3 duplicate executions, 0 duplicate accepted"),
+                passed.detail());
     }
 
     @ParameterizedTest

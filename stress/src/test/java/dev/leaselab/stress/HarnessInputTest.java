@@ -103,6 +103,18 @@ class HarnessInputTest {
     }
 
     @Test
+    void aWrongThreadDrainDurationIsAWrongOptionNamingItAndNoRunFolderIsCreated() {
+        for (String seconds : List.of("0", "-1", "Infinity")) {
+            java.io.StringWriter err = new java.io.StringWriter();
+            int exit = StressMain.commandLine().setErr(new java.io.PrintWriter(err)).execute("--profile", "smoke",
+                    "--engine", "sqlite", "--thread-drain-seconds", seconds, "--results", dir.resolve("r").toString());
+            assertEquals(2, exit, seconds + ": " + err);
+            assertTrue(err.toString().contains("--thread-drain-seconds"), err.toString());
+            assertFalse(Files.exists(dir.resolve("r")), "a run folder was created for " + seconds);
+        }
+    }
+
+    @Test
     void aPostgresServerThatDoesNotAnswerIsAWrongOptionAndNoRunFolderIsCreated() {
         String before = System.getProperty(PostgresUrl.PROPERTY);
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.

@@ -124,7 +124,7 @@ class ProcessDrainHistoryTest {
         assertTrue(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0).unproven().contains("pauses proved nothing"));
         assertNull(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 2, 2, 2, 1).unproven());
 
-        Verdict unproven = Verdict.ofProcessDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
+        Verdict unproven = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
                 new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0), 1);
         assertEquals(Verdict.Outcome.FAIL, unproven.outcome());
         assertTrue(unproven.detail().startsWith("1 pauses, but none"), unproven.detail());

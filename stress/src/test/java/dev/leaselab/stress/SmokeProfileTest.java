@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The smoke profile of the gate, as {@code mvn verify} runs it: every strategy of SQLite and
  * PostgreSQL across threads
  * and across worker processes with at least one {@code kill -9} and one {@code SIGSTOP} pause
- * each, the process drain race on the first strategy of each engine, with a kill and a pause too,
- * and every negative control caught. The verdicts must all be good.
+ * each, the drain races of threads and of processes on the first strategy of each engine (the
+ * process drain with a kill and a pause too), and every negative control caught. The verdicts must all be good.
  */
 class SmokeProfileTest {
 
@@ -50,11 +50,15 @@ class SmokeProfileTest {
                     .filter(v -> v.store().equals(LockingStrategy.of(engine).get(0).name()) && v.check().equals("process-drain"))
                     .findFirst().orElseThrow();
             assertTrue(drain.kills() >= 1 && drain.pauses() >= 1, drain.row());
+            Verdict threadDrain = verdicts.stream()
+                    .filter(v -> v.store().equals(LockingStrategy.of(engine).get(0).name()) && v.check().equals("thread-drain"))
+                    .findFirst().orElseThrow();
+            assertEquals(Verdict.Outcome.PASS, threadDrain.outcome(), threadDrain.row());
             // Every control across threads, the stale writer across processes as well, and the
-            // process drain's controls.
+            // controls of both drains.
             controls += StoreUnderTest.controls(engine).size()
                     + StoreUnderTest.controls(engine).stream().filter(StoreUnderTest::isStaleWriterControl).count()
-                    + ProcessDrainDriver.controls(engine).size();
+                    + DrainRaceDriver.controls(engine).size() + ProcessDrainDriver.controls(engine).size();
         }
         long caught = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.CAUGHT).count();
         assertEquals(controls, caught, table);

@@ -86,7 +86,7 @@ public final class StressRun {
         }
         for (Engine engine : engines) {
             for (StoreUnderTest store : drained(engine, DrainRaceDriver.controls(engine))) {
-                drain(store, "thread-drain",
+                drain(store,
                         attempt -> DrainRaceDriver.run(store, attempt == 1 ? work : work.resolve("thread-drain-attempt-" + attempt),
                                 plan.threadDrainSettings(store.isControl()).withSeed(plan.seed() + attempt - 1)),
                         plan.minThreadOverlap());
@@ -103,7 +103,7 @@ public final class StressRun {
         ProcessDrainDriver.Settings processDrain = plan.processDrainSettings();
         for (Engine engine : engines) {
             for (StoreUnderTest store : drained(engine, ProcessDrainDriver.controls(engine))) {
-                drain(store, "process-drain",
+                drain(store,
                         attempt -> ProcessDrainDriver.run(store, attempt == 1 ? work : work.resolve("drain-attempt-" + attempt),
                                 processDrain.withSeed(processDrain.seed() + attempt - 1)),
                         plan.minProcessOverlap());
@@ -194,11 +194,11 @@ public final class StressRun {
     }
 
     /** Races a drain until its verdict is settled (as {@link #processRace} does), records it and prints its figures. */
-    private void drain(StoreUnderTest store, String mode, IntFunction<DrainOutcome> race, long minOverlap) {
+    private void drain(StoreUnderTest store, IntFunction<DrainOutcome> race, long minOverlap) {
         int attempts = store.isControl() ? CONTROL_ATTEMPTS : INCONCLUSIVE_ATTEMPTS;
         LastRace<DrainOutcome> last = raceUntilCaught(attempts, race,
                 result -> settled(store.isControl(), Verdict.ofDrain(store, result, minOverlap).outcome()),
-                (result, attempt) -> progress.println(store.name() + " " + mode + ": "
+                (result, attempt) -> progress.println(store.name() + " " + result.race().mode() + ": "
                         + Verdict.ofDrain(store, result, minOverlap).outcome() + " in attempt " + attempt
                         + " of " + attempts + ", racing again"));
         record(last.result().race(), Verdict.ofDrain(store, last.result(), minOverlap));

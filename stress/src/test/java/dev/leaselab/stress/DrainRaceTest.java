@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.LockingStrategy;
-import dev.leaselab.lease.LockingStrategy.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,12 +33,7 @@ class DrainRaceTest {
     }
 
     static List<StoreUnderTest> controls() {
-        List<StoreUnderTest> controls = new ArrayList<>();
-        DrainRaceDriver.CONTROLS.forEach(b -> controls.add(new StoreUnderTest(LockingStrategy.IMMEDIATE, b)));
-        if (TestEngines.all().contains(Engine.POSTGRESQL)) {
-            controls.addAll(StoreUnderTest.POSTGRES_CONTROLS);
-        }
-        return controls;
+        return TestEngines.all().stream().flatMap(engine -> DrainRaceDriver.controls(engine).stream()).toList();
     }
 
     @ParameterizedTest

@@ -46,7 +46,7 @@ final class GroupCommitProtocol implements WriteProtocol {
      * file (MultiProcessMain, WAL + NORMAL) waited about 500 µs a batch to save a 60 µs commit and
      * ran at 0.14-0.35x the floor. PostgreSQL's commit_delay has the same guard (commit_siblings).
      */
-    private static final int MIN_WRITERS_TO_WAIT_FOR = 4;
+    static final int MIN_WRITERS_TO_WAIT_FOR = 4;
 
     /** The longest a leader waits for the writers of the last batch to queue again. */
     private static final long MAX_GATHER_NANOS = 1_000_000;
@@ -54,16 +54,7 @@ final class GroupCommitProtocol implements WriteProtocol {
     private final ConditionalUpdateProtocol statements;
     private final ConcurrentLinkedQueue<Request<?>> pending = new ConcurrentLinkedQueue<>();
     private final ReentrantLock leadership = new ReentrantLock();
-    /** The size of {@link #pending}, which a {@link ConcurrentLinkedQueue} cannot give in constant time. */
-    private final AtomicInteger queued = new AtomicInteger();
-    /** The leader waiting in {@link #awaitLastBatchWriters}, woken by the write that completes its count. */
-    private volatile Thread gatherer;
-    /** How many queued writes {@link #gatherer} waits for. */
-    private volatile int gatherTarget = Integer.MAX_VALUE;
-    /** Writers seen at the end of the last batch: its own and those queued meanwhile. */
-    private volatile int writersPresent = 1;
-    /** A moving average of how long a batch's {@code COMMIT} takes: what one more write in it saves. */
-    private volatile long commitNanos;
+    private final Gathering gathering = new Gathering(MAX_GATHER_NANOS);
 
     GroupCommitProtocol(LeaseSql sql) {
         this.statements = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.SQLITE);
@@ -118,12 +109,7 @@ final class GroupCommitProtocol implements WriteProtocol {
     private <T> T submit(Session session, Write<T> write) throws SQLException {
         Request<T> request = new Request<>(write);
         pending.add(request);
-        if (queued.incrementAndGet() >= gatherTarget) {
-            Thread waiting = gatherer;
-            if (waiting != null) {
-                LockSupport.unpark(waiting);
-            }
-        }
+        gathering.queued();
         boolean interrupted = false;
         while (!request.done) {
             if (leadership.tryLock()) {
@@ -157,11 +143,11 @@ final class GroupCommitProtocol implements WriteProtocol {
 
     /** Runs the queued writes in one transaction; returns them, each done with a result or a failure. */
     private List<Request<?>> runBatch(Session session) {
-        awaitLastBatchWriters();
+        gathering.awaitLastBatchWriters();
         List<Request<?>> batch = new ArrayList<>();
         for (Request<?> r; batch.size() < MAX_BATCH && (r = pending.poll()) != null; ) {
             batch.add(r);
-            queued.decrementAndGet();
+            gathering.taken();
         }
         if (batch.isEmpty()) {
             return batch;
@@ -178,7 +164,7 @@ final class GroupCommitProtocol implements WriteProtocol {
                 }
                 long committing = System.nanoTime();
                 session.execute("COMMIT");
-                commitNanos += (System.nanoTime() - committing - commitNanos) / 8;
+                gathering.committed(System.nanoTime() - committing);
             }
         } catch (SQLException e) {
             session.rollbackQuietly();
@@ -187,7 +173,7 @@ final class GroupCommitProtocol implements WriteProtocol {
             session.rollbackQuietly();
             failure = new SQLException("a write in the batch failed", e);
         }
-        writersPresent = batch.size() + queued.get();
+        gathering.batchEnded(batch.size());
         for (Request<?> r : batch) {
             if (failure != null) {
                 r.failure = failure;
@@ -198,30 +184,81 @@ final class GroupCommitProtocol implements WriteProtocol {
     }
 
     /**
-     * Parks until the writers of the last batch have queued again (the last of them wakes it), or
-     * until the commits they would save have had their time: a writer that stopped writing costs
-     * the next batch that wait once, and then is not expected. Parking, not spinning, leaves the
-     * CPU to the writers being woken; spinning here doubled the tail of an open loop on WAL + FULL.
+     * The leader's wait for the writers of its last batch: counts the queued writes, keeps how many
+     * writers the last batch saw and what a commit costs, and parks the leader until they have
+     * queued again. Its own class so that its tests can hold it to the rule, with a leader that
+     * does not wait as their negative control.
      */
-    private void awaitLastBatchWriters() {
-        int expected = Math.min(MAX_BATCH, writersPresent);
-        if (expected < MIN_WRITERS_TO_WAIT_FOR || queued.get() >= expected) {
-            return;
+    static class Gathering {
+        private final long maxWaitNanos;
+        /** The number of queued writes, which a {@link ConcurrentLinkedQueue} cannot give in constant time. */
+        private final AtomicInteger queued = new AtomicInteger();
+        /** The leader waiting in {@link #awaitLastBatchWriters}, woken by the write that completes its count. */
+        private volatile Thread gatherer;
+        /** How many queued writes {@link #gatherer} waits for. */
+        private volatile int gatherTarget = Integer.MAX_VALUE;
+        /** Writers seen at the end of the last batch: its own and those queued meanwhile. */
+        private volatile int writersPresent = 1;
+        /** A moving average of how long a batch's {@code COMMIT} takes: what one more write in it saves. */
+        private volatile long commitNanos;
+
+        /** @param maxWaitNanos the longest a leader waits, however many commits it would save */
+        Gathering(long maxWaitNanos) {
+            this.maxWaitNanos = maxWaitNanos;
         }
-        long deadline = System.nanoTime() + Math.min(MAX_GATHER_NANOS, commitNanos * (expected - queued.get()));
-        // Target before gatherer, and queued read after both: a writer that counts after this
-        // read sees the gatherer, and one that counted before is seen here.
-        gatherTarget = expected;
-        gatherer = Thread.currentThread();
-        try {
-            // An interrupted thread would not park: it stops waiting, and the interrupt stays set.
-            for (long left; queued.get() < expected && (left = deadline - System.nanoTime()) > 0
-                    && !Thread.currentThread().isInterrupted(); ) {
-                LockSupport.parkNanos(this, left);
+
+        /** A write was queued: wakes the waiting leader if this write completes its count. */
+        final void queued() {
+            if (queued.incrementAndGet() >= gatherTarget) {
+                Thread waiting = gatherer;
+                if (waiting != null) {
+                    LockSupport.unpark(waiting);
+                }
             }
-        } finally {
-            gatherer = null;
-            gatherTarget = Integer.MAX_VALUE;
+        }
+
+        /** A queued write was taken into a batch. */
+        final void taken() {
+            queued.decrementAndGet();
+        }
+
+        /** A batch's {@code COMMIT} took {@code nanos}. */
+        final void committed(long nanos) {
+            commitNanos += (nanos - commitNanos) / 8;
+        }
+
+        /** A batch of {@code size} writes ended: the writers it saw are its own and those queued meanwhile. */
+        final void batchEnded(int size) {
+            writersPresent = size + queued.get();
+        }
+
+        /**
+         * Parks until the writers of the last batch have queued again (the last of them wakes it),
+         * or until the commits they would save have had their time: a writer that stopped writing
+         * costs the next batch that wait once, and then is not expected. Parking, not spinning,
+         * leaves the CPU to the writers being woken; spinning here doubled the tail of an open loop
+         * on WAL + FULL.
+         */
+        void awaitLastBatchWriters() {
+            int expected = Math.min(MAX_BATCH, writersPresent);
+            if (expected < MIN_WRITERS_TO_WAIT_FOR || queued.get() >= expected) {
+                return;
+            }
+            long deadline = System.nanoTime() + Math.min(maxWaitNanos, commitNanos * (expected - queued.get()));
+            // Target before gatherer, and queued read after both: a writer that counts after this
+            // read sees the gatherer, and one that counted before is seen here.
+            gatherTarget = expected;
+            gatherer = Thread.currentThread();
+            try {
+                // An interrupted thread would not park: it stops waiting, and the interrupt stays set.
+                for (long left; queued.get() < expected && (left = deadline - System.nanoTime()) > 0
+                        && !Thread.currentThread().isInterrupted(); ) {
+                    LockSupport.parkNanos(this, left);
+                }
+            } finally {
+                gatherer = null;
+                gatherTarget = Integer.MAX_VALUE;
+            }
         }
     }
 

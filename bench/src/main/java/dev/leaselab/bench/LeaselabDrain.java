@@ -20,8 +20,9 @@ import java.util.function.UnaryOperator;
  * ({@link BenchDb#insertJobs}, as the queue benchmark fills its queue), then {@code threads} workers
  * that each loop {@code claimNext(owner, now, ttl, batch)} and {@code complete} every job it handed
  * out, one at a time, until {@code claimNext} finds nothing. A batch of more than one is what
- * db-scheduler's polling does too: it fetches up to a multiple of its thread count per poll. The database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs
- * and the benchmarks' 1 s busy timeout, or a fresh PostgreSQL schema.
+ * db-scheduler's polling does too: it fetches up to a multiple of its thread count per poll. The
+ * database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs and the
+ * benchmarks' 1 s busy timeout, or a fresh PostgreSQL schema.
  *
  * <p>The clock stands still at {@link #NOW} with a {@link #TTL} of a minute, as in
  * {@link QueueBenchmark}: no lease can expire during a drain, so a job is handed out twice only if

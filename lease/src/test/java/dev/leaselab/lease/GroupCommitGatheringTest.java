@@ -42,47 +42,23 @@ class GroupCommitGatheringTest {
     void aLeaderThatFindsAllButOneWriterQueuedStillWaitsForTheLast() throws Exception {
         GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
         afterABatch(gathering, 4, TimeUnit.SECONDS.toNanos(80));
-        gathering.queued();
-        gathering.queued();
-        gathering.queued();
-        Thread leader = leader(gathering);
-        try {
-            leader.join(200);
-            assertTrue(leader.isAlive(), "the leader went on with 3 of the last batch's 4 writers queued");
-            gathering.queued();
-            leader.join(ENDS_WITHIN_MILLIS);
-            assertFalse(leader.isAlive(), "the leader still waited with all 4 writers queued");
-        } finally {
-            leader.interrupt();
-        }
+        queue(gathering, 3);
+        assertLeaderWaitsForAll(gathering, 3, 4);
     }
 
     @Test
     void writersThatQueuedWhileTheLastBatchRanAreWaitedForToo() throws Exception {
         // A batch of 3 while 2 more writers queued: 5 writers present, though the batch held 3.
         GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
-        for (int i = 0; i < 3; i++) {
-            gathering.queued();
-        }
+        queue(gathering, 3);
         for (int i = 0; i < 3; i++) {
             gathering.taken();
         }
-        gathering.queued();
-        gathering.queued();
+        queue(gathering, 2);
         gathering.committed(TimeUnit.SECONDS.toNanos(80) * 8);
         gathering.batchEnded(3);
-        gathering.queued();
-        Thread leader = leader(gathering);
-        try {
-            leader.join(200);
-            assertTrue(leader.isAlive(), "the leader went on with 3 of the 5 writers present queued");
-            gathering.queued();
-            gathering.queued();
-            leader.join(ENDS_WITHIN_MILLIS);
-            assertFalse(leader.isAlive(), "the leader still waited with all 5 writers queued");
-        } finally {
-            leader.interrupt();
-        }
+        queue(gathering, 1);
+        assertLeaderWaitsForAll(gathering, 3, 5);
     }
 
     @Test
@@ -94,11 +70,8 @@ class GroupCommitGatheringTest {
     void fewerWritersThanTheThresholdAreNotWaitedFor() throws Exception {
         GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
         afterABatch(gathering, GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1, TimeUnit.SECONDS.toNanos(80));
-        gathering.queued();
-
-        Thread leader = leader(gathering);
-        leader.join(ENDS_WITHIN_MILLIS);
-        assertFalse(leader.isAlive(), "the leader waited for " + (GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1) + " writers");
+        queue(gathering, 1);
+        assertLeaderGoesOn(gathering, "the leader waited for " + (GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1) + " writers");
     }
 
     @Test
@@ -106,53 +79,65 @@ class GroupCommitGatheringTest {
         // Commits measured at 64 µs on average: 3 missing writes are worth 192 µs, far below the cap.
         GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
         afterABatch(gathering, 4, 64_000);
-        gathering.queued();
-
-        Thread leader = leader(gathering);
-        leader.join(ENDS_WITHIN_MILLIS);
-        assertFalse(leader.isAlive(), "the leader waited past what the missing writes would save, 1 of 4 queued");
+        queue(gathering, 1);
+        assertLeaderGoesOn(gathering, "the leader waited past what the missing writes would save, 1 of 4 queued");
     }
 
     @Test
     void theWaitEndsAtItsCapWhateverTheCommitsCost() throws Exception {
         GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(TimeUnit.MILLISECONDS.toNanos(1));
         afterABatch(gathering, 8, TimeUnit.SECONDS.toNanos(80));
-        gathering.queued();
-
-        Thread leader = leader(gathering);
-        leader.join(ENDS_WITHIN_MILLIS);
-        assertFalse(leader.isAlive(), "the leader waited past its cap of 1 ms, 1 of 8 queued");
+        queue(gathering, 1);
+        assertLeaderGoesOn(gathering, "the leader waited past its cap of 1 ms, 1 of 8 queued");
     }
 
     /**
-     * After a batch of 4 whose commit took long enough that only the count can end the wait: the
-     * leader must still be parked with 1 and with 3 of the 4 writes queued, and go once the 4th is.
+     * After a batch of 4 whose commit took long enough that only the count can end the wait, with
+     * the leader's own write queued: the leader must stay parked until the 4th write is queued.
      */
     private static void assertWaitsForTheWritersOfTheLastBatch(GroupCommitProtocol.Gathering gathering)
             throws InterruptedException {
         afterABatch(gathering, 4, TimeUnit.SECONDS.toNanos(80));
-        gathering.queued();
+        queue(gathering, 1);
+        assertLeaderWaitsForAll(gathering, 1, 4);
+    }
+
+    /**
+     * With {@code queued} of the {@code present} writers queued, a leader must park, stay parked as
+     * the others queue one by one, and go once the last has.
+     */
+    private static void assertLeaderWaitsForAll(GroupCommitProtocol.Gathering gathering, int queued, int present)
+            throws InterruptedException {
         Thread leader = leader(gathering);
         try {
-            leader.join(200);
-            assertTrue(leader.isAlive(), "the leader went on with 1 of the last batch's 4 writers queued");
-            gathering.queued();
-            gathering.queued();
-            leader.join(200);
-            assertTrue(leader.isAlive(), "the leader went on with 3 of the last batch's 4 writers queued");
-            gathering.queued();
+            for (int q = queued; q < present; q++) {
+                leader.join(200);
+                assertTrue(leader.isAlive(), "the leader went on with " + q + " of the " + present + " writers present queued");
+                gathering.queued();
+            }
             leader.join(ENDS_WITHIN_MILLIS);
-            assertFalse(leader.isAlive(), "the leader still waited with all 4 writers queued");
+            assertFalse(leader.isAlive(), "the leader still waited with all " + present + " writers queued");
         } finally {
             leader.interrupt();
         }
     }
 
-    /** As the protocol reports a batch of {@code writers} that shared one commit of {@code commitNanos} on average. */
-    private static void afterABatch(GroupCommitProtocol.Gathering gathering, int writers, long commitNanos) {
-        for (int i = 0; i < writers; i++) {
+    private static void assertLeaderGoesOn(GroupCommitProtocol.Gathering gathering, String otherwise)
+            throws InterruptedException {
+        Thread leader = leader(gathering);
+        leader.join(ENDS_WITHIN_MILLIS);
+        assertFalse(leader.isAlive(), otherwise);
+    }
+
+    private static void queue(GroupCommitProtocol.Gathering gathering, int writes) {
+        for (int i = 0; i < writes; i++) {
             gathering.queued();
         }
+    }
+
+    /** As the protocol reports a batch of {@code writers} that shared one commit of {@code commitNanos} on average. */
+    private static void afterABatch(GroupCommitProtocol.Gathering gathering, int writers, long commitNanos) {
+        queue(gathering, writers);
         for (int i = 0; i < writers; i++) {
             gathering.taken();
         }

@@ -18,7 +18,7 @@ for t in complete delete; do
   s=$(date +%s.%N); $P -f "$tmp/$t.sql" > /dev/null; e=$(date +%s.%N)
   lsn1=$($P -Atc "SELECT pg_current_wal_lsn()")
   $P -Atc "SELECT pg_stat_force_next_flush()" > /dev/null; sleep 1
-  echo "$t: $(echo "$e - $s" | bc) s for 5000 statements, WAL $($P -Atc "SELECT pg_wal_lsn_diff('$lsn1','$lsn0')") bytes;" \
+  echo "$t: $(awk "BEGIN { print $e - $s }") s for 5000 statements, WAL $($P -Atc "SELECT pg_wal_lsn_diff('$lsn1','$lsn0')") bytes;" \
     "$($P -Atc "SELECT 'n_tup_upd=' || n_tup_upd || ' n_tup_hot_upd=' || n_tup_hot_upd || ' n_tup_del=' || n_tup_del FROM pg_stat_user_tables WHERE relname = '$tbl'")"
 done
 echo "synchronous_commit=$($P -Atc 'SHOW synchronous_commit') fsync=$($P -Atc 'SHOW fsync')"

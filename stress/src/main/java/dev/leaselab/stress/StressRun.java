@@ -14,8 +14,9 @@ import java.util.function.Predicate;
 /**
  * One run of the gate: every correct store and every negative control of the chosen engines
  * through the thread race driver, the thread drain race ({@link DrainRaceDriver}), the process
- * race driver with faults, the process drain race ({@link ProcessDrainDriver}) and (when the plan says so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on PostgreSQL
- * the thread and process drivers race the same operations over real connections).
+ * race driver with faults, the process drain race ({@link ProcessDrainDriver}) and (when the plan
+ * says so) jcstress, which races SQLite stores only (its actors share one JVM's stores; on
+ * PostgreSQL the thread and process drivers race the same operations over real connections).
  */
 public final class StressRun {
 

@@ -47,7 +47,13 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --storage WAL_FULL --splits 1x8,2x4,4x2,8x1
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --strategies IMMEDIATE,GROUP_COMMIT --json mp.json
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --load 0.5 --busy-timeout 5s
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --paired --duration 6s
  * </pre>
+ * With {@code --paired} the floor has no run of its own: every process switches between the floor
+ * and the strategy in slices that all processes share ({@link PairedSlices}), and x floor is the
+ * median over groups of a floor slice and a claim slice, with a bootstrap interval. Unpaired, the
+ * floor and the strategy run seconds apart, and on this machine the floor of one split moved by
+ * half between runs minutes apart.
  * With {@code --load}, each strategy's closed loop is followed by open loops across the processes
  * ({@link OpenLoop} in every worker, each sending its share of the rate from the common gate on):
  * latency from each request's intended start, the processes' histograms merged.
@@ -82,6 +88,13 @@ public final class MultiProcessMain implements Callable<Integer> {
     @Option(names = "--load", split = ",", description = "after each strategy's closed loop, an open loop at these "
             + "fractions of its requests/s, the rate split evenly over the processes (e.g. 0.5; default: none)")
     List<Double> loads;
+    @Option(names = "--paired", description = "measure each strategy and the floor in one run, every process switching between them "
+            + "in slices of --slice that all processes share; x floor is the median over groups of a floor and a claim slice, "
+            + "with a 95%% bootstrap interval (default: the floor and each strategy in runs of their own)")
+    boolean paired;
+    @Option(names = "--slice", defaultValue = "100ms", converter = OpenLoopMain.DurationConverter.class,
+            description = "with --paired, how long each slice lasts; --duration holds the groups of two slices (default: ${DEFAULT-VALUE})")
+    Duration slice;
     @Option(names = "--busy-timeout", converter = OpenLoopMain.DurationConverter.class,
             description = "every process's busy timeout (default: 1s, the benchmarks'; issue 17's targets use 5s)")
     Duration busyTimeout;
@@ -182,6 +195,10 @@ public final class MultiProcessMain implements Callable<Integer> {
                 throw new IllegalArgumentException("--load takes fractions above 0 of the closed loop's requests/s: " + loads);
             }
         }
+        if (paired && (slice.toMillis() < 10 || duration.toMillis() < 4 * slice.toMillis())) {
+            throw new IllegalArgumentException("--paired needs a --slice of at least 10 ms and a --duration of at least two groups "
+                    + "(4 slices): --slice " + slice + ", --duration " + duration);
+        }
         if (busyTimeout == null) {
             return measure(measured, parsed);
         }
@@ -208,6 +225,10 @@ public final class MultiProcessMain implements Callable<Integer> {
                 storage, Storage.busyWait(), Storage.busyTimeout().toMillis(), warmup, duration, MultiProcessWorker.TTL_SECONDS);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Split split : parsed) {
+            if (paired) {
+                rows.addAll(measurePaired(measured, split, out));
+                continue;
+            }
             RunResult floor = runOne(MultiProcessWorker.FLOOR, split);
             out.println(floor.line());
             rows.add(row(floor, Double.NaN));
@@ -235,11 +256,69 @@ public final class MultiProcessMain implements Callable<Integer> {
             report.put("warmupMillis", warmup.toMillis());
             report.put("measureMillis", duration.toMillis());
             report.put("loads", loads == null ? List.of() : loads);
+            if (paired) {
+                report.put("sliceMillis", slice.toMillis());
+            }
             report.put("runs", rows);
             Json.writeFile(json, report);
             out.println("wrote " + json);
         }
         return 0;
+    }
+
+    /** Each strategy paired with the floor in one run of the split, then its open loops. */
+    private List<Map<String, Object>> measurePaired(List<LockingStrategy> measured, Split split, PrintWriter out) throws Exception {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (LockingStrategy strategy : measured) {
+            PairedSlices.Result r = runPaired(strategy.name(), split);
+            out.println(r.line());
+            out.flush();
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("paired", r);
+            row.put("xFloor", r.xFloor().median());
+            List<OpenRun> open = new ArrayList<>();
+            for (double load : loads == null ? List.<Double>of() : loads) {
+                OpenRun o = runOpen(strategy.name(), split, load, load * r.claimRequestsPerSecond());
+                out.println(o.line());
+                open.add(o);
+            }
+            row.put("openLoop", open);
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /**
+     * One paired run ({@link PairedSlices}): every process runs the floor and {@code work}'s claim
+     * in alternating slices; the stored fences of the hot job and of the floor's row must equal
+     * the wins the processes counted of each.
+     */
+    PairedSlices.Result runPaired(String work, Split split) throws IOException, InterruptedException, SQLException {
+        long sliceMillis = slice.toMillis();
+        int groups = (int) (duration.toMillis() / (2 * sliceMillis));
+        return runProcesses(MultiProcessWorker.PAIRED + work, split, List.of(Long.toString(sliceMillis), Integer.toString(groups)),
+                (db, outputs, origin) -> {
+                    List<JsonNode> workers = outputs.stream().map(MultiProcessMain::readWorker).toList();
+                    try (Connection c = db.connect()) {
+                        checkPairedFences(work, c, workers);
+                    }
+                    return new PairedSlices(origin, warmup.toNanos(), TimeUnit.MILLISECONDS.toNanos(sliceMillis), groups)
+                            .fold(work, split, workers);
+                });
+    }
+
+    /** {@link #checkFence} for a paired run: the claims' wins on the hot job, the floor's on its row. */
+    static void checkPairedFences(String work, Connection c, List<JsonNode> workers) throws SQLException {
+        long claims = 0;
+        long floors = 0;
+        for (JsonNode worker : workers) {
+            for (JsonNode t : worker.path("threads")) {
+                claims += t.path("claimWonTotal").asLong();
+                floors += t.path("floorWonTotal").asLong();
+            }
+        }
+        checkStoredFence(work, c, ClaimBenchmark.HOT, claims);
+        checkStoredFence(MultiProcessWorker.FLOOR, c, PairedClaimBenchmark.FLOOR_ROW, floors);
     }
 
     private static Map<String, Object> row(RunResult r, double xFloor) {
@@ -251,7 +330,7 @@ public final class MultiProcessMain implements Callable<Integer> {
 
     /** Creates a fresh file, starts the split's processes, opens the gate, and reads back their counts. */
     RunResult runOne(String work, Split split) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, Double.NaN, (db, outputs) -> {
+        return runProcesses(work, split, List.of(), (db, outputs, origin) -> {
             RunResult result = fold(work, split, outputs);
             try (Connection c = db.connect()) {
                 checkFence(work, c, outputs);
@@ -266,18 +345,23 @@ public final class MultiProcessMain implements Callable<Integer> {
      * does not apply: an open loop does not count its warmup's wins.
      */
     OpenRun runOpen(String work, Split split, double load, double rate) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, rate / split.processes(), (db, outputs) -> foldOpen(work, split, load, outputs));
+        return runProcesses(work, split, List.of(Double.toString(rate / split.processes())),
+                (db, outputs, origin) -> foldOpen(work, split, load, outputs));
     }
 
     private interface Fold<T> {
-        T apply(BenchDb db, List<Path> outputs) throws SQLException;
+        /** @param origin the {@link System#nanoTime()} that the start gate handed every process */
+        T apply(BenchDb db, List<Path> outputs, long origin) throws SQLException;
     }
+
+    /** How long after the gate the workers' clock starts: every process has read the gate line by then. */
+    private static final long GATE_TO_ORIGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     /**
      * Creates a fresh database (a SQLite file, or a PostgreSQL schema) with the hot job and the
      * floor's row, starts the split's processes, opens the gate, waits for them and folds their outputs.
      */
-    private <T> T runProcesses(String work, Split split, double ratePerProcess, Fold<T> fold)
+    private <T> T runProcesses(String work, Split split, List<String> extraArguments, Fold<T> fold)
             throws IOException, InterruptedException, SQLException {
         Path dir = Files.createTempDirectory("leaselab-multiprocess-");
         List<Process> processes = new ArrayList<>();
@@ -296,17 +380,17 @@ public final class MultiProcessMain implements Callable<Integer> {
                             MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
                             Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
                             output.toString()));
-                    if (!Double.isNaN(ratePerProcess)) {
-                        command.add(Double.toString(ratePerProcess));
-                    }
+                    command.addAll(extraArguments);
                     processes.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
                 }
                 for (Process process : processes) {
                     awaitReady(process, work, split);
                 }
+                // The gate line carries a common origin; only the paired mode's workers read it.
+                long origin = System.nanoTime() + GATE_TO_ORIGIN_NANOS;
                 for (Process process : processes) {
                     OutputStream gate = process.getOutputStream();
-                    gate.write('\n');
+                    gate.write((origin + "\n").getBytes(StandardCharsets.US_ASCII));
                     gate.flush();
                 }
                 // An open loop may wait out its drain (OpenLoop.DEFAULT_DRAIN) after the window.
@@ -320,7 +404,7 @@ public final class MultiProcessMain implements Callable<Integer> {
                         throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
                     }
                 }
-                return fold.apply(db, outputs);
+                return fold.apply(db, outputs, origin);
             } finally {
                 // Before the database goes: a worker left running would hold it.
                 processes.forEach(Process::destroyForcibly);
@@ -434,7 +518,10 @@ public final class MultiProcessMain implements Callable<Integer> {
                 counted += t.path("won").asLong() + t.path("warmupWon").asLong();
             }
         }
-        String row = MultiProcessWorker.FLOOR.equals(work) ? PairedClaimBenchmark.FLOOR_ROW : ClaimBenchmark.HOT;
+        checkStoredFence(work, c, MultiProcessWorker.FLOOR.equals(work) ? PairedClaimBenchmark.FLOOR_ROW : ClaimBenchmark.HOT, counted);
+    }
+
+    private static void checkStoredFence(String work, Connection c, String row, long counted) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT fence FROM jobs WHERE id = '" + row + "'")) {
             long stored = r.next() ? r.getLong(1) : -1;
             if (stored != counted) {

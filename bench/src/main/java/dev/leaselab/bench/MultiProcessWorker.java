@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One worker process of {@link MultiProcessMain}: opens its own store (or, for the floor, its own
@@ -36,6 +37,11 @@ import java.util.OptionalLong;
  * (its latency histogram among it) under {@code openLoop}: the parent merges the processes'
  * histograms.
  *
+ * <p>With {@code PAIRED:strategy} as the work and {@code sliceMillis groups} in place of the rate,
+ * each thread runs both the floor (on a connection of its own) and the strategy's claim, switching
+ * at the slices of {@link PairedSlices} counted from the origin that the gate line carries, and
+ * the JSON has each thread's counts per slice.
+ *
  * <p>The hot-job claim across processes cannot share an in-JVM counter as {@link ClaimBenchmark}
  * does, so {@code now} is {@link System#nanoTime()} in seconds (CLOCK_MONOTONIC, one clock for
  * every process on the host) and a lease lasts {@value #TTL_SECONDS} s: every attempt that starts
@@ -47,18 +53,24 @@ public final class MultiProcessWorker {
     static final String READY = "ready";
     static final String FLOOR = "FLOOR";
     static final double TTL_SECONDS = 1e-6;
+    static final String PAIRED = "PAIRED:";
 
     private MultiProcessWorker() {}
 
     public static void main(String[] args) throws Exception {
         String database = args[0];
         Storage storage = Storage.valueOf(args[1]);
-        boolean floor = FLOOR.equals(args[2]);
-        LockingStrategy strategy = floor ? null : LockingStrategy.valueOf(args[2]);
         int threads = Integer.parseInt(args[3]);
         long warmupNanos = Long.parseLong(args[4]) * 1_000_000;
         long measureNanos = Long.parseLong(args[5]) * 1_000_000;
         Path out = Path.of(args[6]);
+        if (args[2].startsWith(PAIRED)) {
+            runPaired(database, storage, LockingStrategy.valueOf(args[2].substring(PAIRED.length())), threads, warmupNanos,
+                    Long.parseLong(args[7]) * 1_000_000, Integer.parseInt(args[8]), out);
+            return;
+        }
+        boolean floor = FLOOR.equals(args[2]);
+        LockingStrategy strategy = floor ? null : LockingStrategy.valueOf(args[2]);
         double rate = args.length > 7 ? Double.parseDouble(args[7]) : Double.NaN;
 
         LeaseStore store = floor ? null : open(database, storage, strategy);
@@ -76,29 +88,7 @@ public final class MultiProcessWorker {
                 Counts c = new Counts();
                 counts.add(c);
                 String owner = "p" + ProcessHandle.current().pid() + "-t" + t;
-                Op op;
-                if (floor) {
-                    Connection connection = connect(database, storage);
-                    connections.add(connection);
-                    PreparedStatement update = connection.prepareStatement(FloorBenchmark.UPDATE);
-                    update.setString(1, PairedClaimBenchmark.FLOOR_ROW);
-                    op = () -> {
-                        try {
-                            return update.executeUpdate() == 1 ? Outcome.WON : Outcome.LOST;
-                        } catch (SQLException e) {
-                            return Outcome.FAILED;
-                        }
-                    };
-                } else {
-                    op = () -> {
-                        try {
-                            OptionalLong fence = store.claim(ClaimBenchmark.HOT, owner, System.nanoTime() / 1e9, TTL_SECONDS);
-                            return fence.isPresent() ? Outcome.WON : Outcome.LOST;
-                        } catch (LeaseStoreException e) {
-                            return Outcome.FAILED;
-                        }
-                    };
-                }
+                Op op = floor ? floorOp(database, storage, connections) : claimOp(store, owner);
                 ops.add(op);
                 if (!Double.isNaN(rate)) {
                     continue; // the open loop runs the ops on threads of its own
@@ -156,6 +146,144 @@ public final class MultiProcessWorker {
                     .put("warmupWon", c.warmupWon).put("startNanos", c.startNanos).put("endNanos", c.endNanos);
         }
         Files.writeString(out, Json.MAPPER.writeValueAsString(result));
+    }
+
+    /** The floor's plain {@code UPDATE} of its own row, on a connection of its own (added to {@code connections} to be closed). */
+    private static Op floorOp(String database, Storage storage, List<Connection> connections) throws SQLException {
+        Connection connection = connect(database, storage);
+        connections.add(connection);
+        PreparedStatement update = connection.prepareStatement(FloorBenchmark.UPDATE);
+        update.setString(1, PairedClaimBenchmark.FLOOR_ROW);
+        return () -> {
+            try {
+                return update.executeUpdate() == 1 ? Outcome.WON : Outcome.LOST;
+            } catch (SQLException e) {
+                return Outcome.FAILED;
+            }
+        };
+    }
+
+    /** The hot-job claim through the store, with {@code now} from the host's monotonic clock. */
+    private static Op claimOp(LeaseStore store, String owner) {
+        return () -> {
+            try {
+                OptionalLong fence = store.claim(ClaimBenchmark.HOT, owner, System.nanoTime() / 1e9, TTL_SECONDS);
+                return fence.isPresent() ? Outcome.WON : Outcome.LOST;
+            } catch (LeaseStoreException e) {
+                return Outcome.FAILED;
+            }
+        };
+    }
+
+    /**
+     * The paired mode: every thread runs the floor and the claim in the slices of {@link
+     * PairedSlices}, from the origin that the gate line carries, and counts per slice.
+     */
+    private static void runPaired(String database, Storage storage, LockingStrategy strategy, int threads, long warmupNanos,
+                                  long sliceNanos, int groups, Path out) throws Exception {
+        LeaseStore store = open(database, storage, strategy);
+        List<Connection> connections = new ArrayList<>();
+        List<SliceCounts> counts = new ArrayList<>();
+        List<Thread> workers = new ArrayList<>();
+        long[] origin = {Long.MIN_VALUE};
+        try {
+            for (int t = 0; t < threads; t++) {
+                Op floorOp = floorOp(database, storage, connections);
+                Op claimOp = claimOp(store, "p" + ProcessHandle.current().pid() + "-t" + t);
+                SliceCounts c = new SliceCounts(2 * groups);
+                counts.add(c);
+                workers.add(new Thread(() -> {
+                    long start;
+                    synchronized (origin) {
+                        while (origin[0] == Long.MIN_VALUE) {
+                            try {
+                                origin.wait();
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                        start = origin[0];
+                    }
+                    c.run(new PairedSlices(start, warmupNanos, sliceNanos, groups), floorOp, claimOp);
+                }, "multiprocess-paired-" + t));
+            }
+            workers.forEach(Thread::start);
+            System.out.println(READY);
+            System.out.flush();
+            String gate = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (gate == null) {
+                throw new IllegalStateException("the start gate closed before it gave the slices' origin");
+            }
+            synchronized (origin) {
+                origin[0] = Long.parseLong(gate.strip());
+                origin.notifyAll();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
+            store.close();
+        }
+        ObjectNode result = Json.MAPPER.createObjectNode();
+        result.put("pid", ProcessHandle.current().pid());
+        result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+        ArrayNode perThread = result.putArray("threads");
+        for (SliceCounts c : counts) {
+            ObjectNode t = perThread.addObject().put("claimWonTotal", c.claimWonTotal).put("floorWonTotal", c.floorWonTotal);
+            ArrayNode won = t.putArray("won");
+            ArrayNode lost = t.putArray("lost");
+            ArrayNode failed = t.putArray("failed");
+            for (int s = 0; s < c.won.length; s++) {
+                won.add(c.won[s]);
+                lost.add(c.lost[s]);
+                failed.add(c.failed[s]);
+            }
+        }
+        Files.writeString(out, Json.MAPPER.writeValueAsString(result));
+    }
+
+    /** What one thread of a paired run counted per slice, and every win of each work for the fence checks. */
+    private static final class SliceCounts {
+        final long[] won;
+        final long[] lost;
+        final long[] failed;
+        long claimWonTotal;
+        long floorWonTotal;
+
+        SliceCounts(int slices) {
+            won = new long[slices];
+            lost = new long[slices];
+            failed = new long[slices];
+        }
+
+        void run(PairedSlices slices, Op floorOp, Op claimOp) {
+            LockSupport.parkNanos(slices.originNanos() - System.nanoTime());
+            long end = slices.endNanos();
+            for (long started; (started = System.nanoTime()) < end; ) {
+                long slice = slices.sliceAt(started);
+                boolean floor = PairedSlices.isFloor(slice);
+                Outcome outcome = (floor ? floorOp : claimOp).run();
+                if (outcome == Outcome.WON) {
+                    if (floor) {
+                        floorWonTotal++;
+                    } else {
+                        claimWonTotal++;
+                    }
+                }
+                // Counted only within one slice: an operation across a switch belongs to neither side.
+                if (slice >= 0 && slices.sliceAt(System.nanoTime()) == slice) {
+                    int s = (int) slice;
+                    switch (outcome) {
+                        case WON -> won[s]++;
+                        case LOST -> lost[s]++;
+                        case FAILED -> failed[s]++;
+                    }
+                }
+            }
+        }
     }
 
     /** The store on the file or schema, with the storage's settings and this JVM's busy (statement) timeout. */

@@ -185,6 +185,76 @@ class MultiProcessTest {
         return file;
     }
 
+    /**
+     * The paired mode on a short run: two worker JVMs of two threads alternate the floor and the
+     * claim in 50 ms slices. Every group must have a ratio, both works must have won in every
+     * process, and the run itself checks both stored fences against the wins counted.
+     */
+    @Test
+    void aPairedRunAlternatesTheFloorAndTheClaimInEveryProcess() {
+        Path json = dir.resolve("paired.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x2", "--paired", "--slice", "50ms",
+                "--warmup", "200ms", "--duration", "400ms", "--busy-timeout", "5s", "--json", json.toString());
+        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        JsonNode runs = Json.read(json).path("runs");
+        assertEquals(1, runs.size(), runs.toString());
+        JsonNode r = runs.get(0).path("paired");
+        assertEquals(4, r.path("groups").asInt(), r.toString());
+        assertEquals(4, r.path("xFloor").path("pairs").asInt(), "a group without a ratio: " + r);
+        assertTrue(r.path("xFloor").path("median").asDouble() > 0, r.toString());
+        assertTrue(r.path("floorWonPerSecond").asDouble() > 0 && r.path("claimWonPerSecond").asDouble() > 0, r.toString());
+        assertEquals(2, r.path("perProcessClaimWon").size(), r.toString());
+        for (JsonNode processWon : r.path("perProcessClaimWon")) {
+            assertTrue(processWon.asLong() > 0, "a process won no claim: " + r);
+        }
+        assertEquals(0, r.path("claimFailed").asLong() + r.path("floorFailed").asLong(), r.toString());
+        assertEquals(50, Json.read(json).path("sliceMillis").asLong());
+    }
+
+    /**
+     * The negative control of the paired run's fence checks: totals that add up to both stored
+     * fences pass; a floor win counted as a claim win fails, naming the row.
+     */
+    @Test
+    void pairedWinsThatDoNotAddUpToBothStoredFencesFailTheRun() throws Exception {
+        Path file = dir.resolve("paired-fence.db");
+        try (LeaseStore store = SqliteLeaseStore.open(file, LockingStrategy.IMMEDIATE, Storage.WAL_NORMAL.options())) {
+            store.enqueue(ClaimBenchmark.HOT);
+            store.enqueue(PairedClaimBenchmark.FLOOR_ROW);
+            for (int i = 0; i < 30; i++) {
+                assertTrue(store.claim(ClaimBenchmark.HOT, "w" + i, i * 10.0, 5).isPresent());
+            }
+            for (int i = 0; i < 20; i++) {
+                assertTrue(store.claim(PairedClaimBenchmark.FLOOR_ROW, "f" + i, i * 10.0, 5).isPresent());
+            }
+        }
+        JsonNode addsUp = Json.MAPPER.readTree("{\"threads\":[{\"claimWonTotal\":30,\"floorWonTotal\":20}]}");
+        JsonNode mixedUp = Json.MAPPER.readTree("{\"threads\":[{\"claimWonTotal\":31,\"floorWonTotal\":19}]}");
+        try (java.sql.Connection c = Storage.WAL_NORMAL.connect(file)) {
+            MultiProcessMain.checkPairedFences("IMMEDIATE", c, List.of(addsUp));
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> MultiProcessMain.checkPairedFences("IMMEDIATE", c, List.of(mixedUp)));
+            assertTrue(e.getMessage().contains(ClaimBenchmark.HOT) && e.getMessage().contains("counted 31"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aPairedRunWithTooShortASliceOrTooFewGroupsIsRefusedNamingTheOptions() {
+        for (String[] options : List.of(new String[] {"--slice", "5ms"}, new String[] {"--slice", "100ms", "--duration", "300ms"})) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            List<String> args = new java.util.ArrayList<>(List.of("--paired", "--storage", "WAL_NORMAL"));
+            args.addAll(List.of(options));
+            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+            assertEquals(BenchMain.ERROR, code, List.of(options).toString());
+            String message = err.toString(StandardCharsets.UTF_8);
+            assertTrue(message.contains("--slice") && message.contains("--duration"), message);
+        }
+    }
+
     @Test
     void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

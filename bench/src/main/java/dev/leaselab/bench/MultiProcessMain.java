@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import java.io.BufferedReader;
@@ -198,6 +199,13 @@ public final class MultiProcessMain implements Callable<Integer> {
         if (paired && (slice.toMillis() < 10 || duration.toMillis() < 4 * slice.toMillis())) {
             throw new IllegalArgumentException("--paired needs a --slice of at least 10 ms and a --duration of at least two groups "
                     + "(4 slices): --slice " + slice + ", --duration " + duration);
+        }
+        if (paired && storage.engine() == Engine.SQLITE && Storage.busyWait() != BusyWait.JITTERED) {
+            // Measured: 1 x 8 on WAL_NORMAL under SQLite's handler, the floor's slices ran at
+            // 60-67k won/s against 37-45k in runs of its own (results/processes-paired-20261204).
+            throw new IllegalArgumentException("--paired on SQLite needs the jittered busy wait (-D" + Storage.BUSY_WAIT_PROPERTY
+                    + "=JITTERED), not " + Storage.busyWait() + ": SQLite's handler sleeps up to 100 ms at a time, so a write "
+                    + "started in one slice runs on through the next and the other work's slice runs with fewer threads");
         }
         if (busyTimeout == null) {
             return measure(measured, parsed);

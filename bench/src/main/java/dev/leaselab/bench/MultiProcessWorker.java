@@ -232,7 +232,8 @@ public final class MultiProcessWorker {
         result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
         ArrayNode perThread = result.putArray("threads");
         for (SliceCounts c : counts) {
-            ObjectNode t = perThread.addObject().put("claimWonTotal", c.claimWonTotal).put("floorWonTotal", c.floorWonTotal);
+            ObjectNode t = perThread.addObject().put("claimWonTotal", c.claimWonTotal).put("floorWonTotal", c.floorWonTotal)
+                    .put("acrossSwitch", c.acrossSwitch);
             ArrayNode won = t.putArray("won");
             ArrayNode lost = t.putArray("lost");
             ArrayNode failed = t.putArray("failed");
@@ -252,6 +253,8 @@ public final class MultiProcessWorker {
         final long[] failed;
         long claimWonTotal;
         long floorWonTotal;
+        /** Measured operations that ended in a later slice than they started in, counted for neither. */
+        long acrossSwitch;
 
         SliceCounts(int slices) {
             won = new long[slices];
@@ -274,13 +277,16 @@ public final class MultiProcessWorker {
                     }
                 }
                 // Counted only within one slice: an operation across a switch belongs to neither side.
-                if (slice >= 0 && slices.sliceAt(System.nanoTime()) == slice) {
+                boolean withinItsSlice = slices.sliceAt(System.nanoTime()) == slice;
+                if (slice >= 0 && withinItsSlice) {
                     int s = (int) slice;
                     switch (outcome) {
                         case WON -> won[s]++;
                         case LOST -> lost[s]++;
                         case FAILED -> failed[s]++;
                     }
+                } else if (slice >= 0) {
+                    acrossSwitch++;
                 }
             }
         }

@@ -25,6 +25,12 @@ import java.util.SplittableRandom;
  * of all processes; the row reports their median with a bootstrap interval ({@link
  * PairedRatios#estimate}).
  *
+ * <p>On SQLite it needs the jittered busy wait: under SQLite's own handler a writer sleeps up to
+ * 100 ms at a time, its operation runs on through the next slices, and the other work's slices
+ * run with fewer threads (1 x 8 on WAL_NORMAL: the floor's slices ran at 60-67k won/s against
+ * 37-45k in runs of its own). {@code acrossSwitch} counts the operations that ended in a later
+ * slice than they began in.
+ *
  * @param originNanos where the warmup starts, in {@link System#nanoTime()}
  * @param groups the measured groups, each a floor slice and a claim slice
  */
@@ -65,18 +71,19 @@ record PairedSlices(long originNanos, long warmupNanos, long sliceNanos, int gro
      *
      * @param xFloor the median over groups of claim wins over floor wins, with its interval
      * @param claimRequestsPerSecond every claim attempt of the claim slices per second: what an open loop's load is a fraction of
+     * @param acrossSwitch operations that started in one measured slice and ended in a later one, counted for neither
      * @param jain Jain's index over all threads of their wins in the claim slices
      * @param perProcessClaimWon each process's wins in the claim slices, in start order
      */
     record Result(String work, MultiProcessMain.Split split, int groups, long sliceMillis, PairedRatios.Estimate xFloor,
                   double claimWonPerSecond, double floorWonPerSecond, double claimRequestsPerSecond, long claimLost,
-                  long claimFailed, long floorFailed, double jain, List<Long> perProcessClaimWon) {
+                  long claimFailed, long floorFailed, long acrossSwitch, double jain, List<Long> perProcessClaimWon) {
 
         String line() {
             return String.format(Locale.ROOT, "%-18s %-4s paired, %d groups of 2 x %d ms: x floor %.2f [%.2f, %.2f]  claim %.0f won/s"
-                            + "  floor %.0f won/s  lost %d  failed %d / floor %d  Jain %.2f  per process %s",
+                            + "  floor %.0f won/s  lost %d  failed %d / floor %d  across a switch %d  Jain %.2f  per process %s",
                     work, split, xFloor.pairs(), sliceMillis, xFloor.median(), xFloor.low(), xFloor.high(), claimWonPerSecond,
-                    floorWonPerSecond, claimLost, claimFailed, floorFailed, jain, perProcessClaimWon);
+                    floorWonPerSecond, claimLost, claimFailed, floorFailed, acrossSwitch, jain, perProcessClaimWon);
         }
     }
 
@@ -90,6 +97,7 @@ record PairedSlices(long originNanos, long warmupNanos, long sliceNanos, int gro
         long claimLost = 0;
         long claimFailed = 0;
         long floorFailed = 0;
+        long acrossSwitch = 0;
         List<Long> perProcess = new ArrayList<>();
         List<Long> perThread = new ArrayList<>();
         for (JsonNode worker : workers) {
@@ -103,6 +111,7 @@ record PairedSlices(long originNanos, long warmupNanos, long sliceNanos, int gro
                             + groups + " groups: " + worker.path("pid"));
                 }
                 long threadWon = 0;
+                acrossSwitch += t.path("acrossSwitch").asLong();
                 for (int s = 0; s < slices(); s++) {
                     wonPerSlice[s] += won.get(s).asLong();
                     if (isFloor(s)) {
@@ -141,7 +150,7 @@ record PairedSlices(long originNanos, long warmupNanos, long sliceNanos, int gro
         }
         double jain = squares == 0 ? Double.NaN : sum * sum / (perThread.size() * squares);
         return new Result(work, split, groups, sliceNanos / 1_000_000, PairedRatios.estimate(java.util.Arrays.copyOf(ratios, usable)),
-                claimWon / seconds, floorWon / seconds, claimAttempts / seconds, claimLost, claimFailed, floorFailed, jain,
+                claimWon / seconds, floorWon / seconds, claimAttempts / seconds, claimLost, claimFailed, floorFailed, acrossSwitch, jain,
                 List.copyOf(perProcess));
     }
 }

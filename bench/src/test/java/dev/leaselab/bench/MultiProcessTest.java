@@ -211,6 +211,8 @@ class MultiProcessTest {
             assertTrue(processWon.asLong() > 0, "a process won no claim: " + r);
         }
         assertEquals(0, r.path("claimFailed").asLong() + r.path("floorFailed").asLong(), r.toString());
+        // Each of the 8 measured slices ends once, and each of the 4 threads has at most one operation across it.
+        assertTrue(r.path("acrossSwitch").asLong() <= 8 * 4, r.toString());
         assertEquals(50, Json.read(json).path("sliceMillis").asLong());
     }
 
@@ -252,6 +254,29 @@ class MultiProcessTest {
             assertEquals(BenchMain.ERROR, code, List.of(options).toString());
             String message = err.toString(StandardCharsets.UTF_8);
             assertTrue(message.contains("--slice") && message.contains("--duration"), message);
+        }
+    }
+
+    /**
+     * Under SQLite's sleeping handler a write runs on into the next slices, so the paired mode
+     * refuses it on SQLite, naming the property that sets the jittered wait.
+     */
+    @Test
+    void aPairedRunUnderSqlitesSleepingHandlerIsRefused() {
+        String before = System.setProperty(Storage.BUSY_WAIT_PROPERTY, "SQLITE_SLEEPS");
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), "--paired", "--storage", "WAL_NORMAL");
+            assertEquals(BenchMain.ERROR, code);
+            String message = err.toString(StandardCharsets.UTF_8);
+            assertTrue(message.contains("--paired") && message.contains(Storage.BUSY_WAIT_PROPERTY + "=JITTERED"), message);
+        } finally {
+            if (before == null) {
+                System.clearProperty(Storage.BUSY_WAIT_PROPERTY);
+            } else {
+                System.setProperty(Storage.BUSY_WAIT_PROPERTY, before);
+            }
         }
     }
 

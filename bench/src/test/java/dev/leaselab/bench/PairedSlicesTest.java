@@ -67,6 +67,7 @@ class PairedSlicesTest {
         assertEquals(4 * 25 / 0.1, r.floorWonPerSecond(), 1e-9);
         assertEquals(1.0, r.jain(), 1e-12);
         assertEquals(List.of(320L, 320L), r.perProcessClaimWon());
+        assertEquals(12, r.acrossSwitch(), "3 for each of the 4 threads");
     }
 
     /**
@@ -108,7 +109,7 @@ class PairedSlicesTest {
         ObjectNode worker = Json.MAPPER.createObjectNode().put("pid", 1).put("busyTimeoutMillis", 1000);
         ArrayNode threads = worker.putArray("threads");
         for (int t = 0; t < 2; t++) {
-            ObjectNode thread = threads.addObject();
+            ObjectNode thread = threads.addObject().put("acrossSwitch", 3);
             ArrayNode won = thread.putArray("won");
             ArrayNode lost = thread.putArray("lost");
             ArrayNode failed = thread.putArray("failed");

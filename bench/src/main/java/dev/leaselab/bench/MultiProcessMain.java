@@ -202,7 +202,7 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
         if (paired && storage.engine() == Engine.SQLITE && Storage.busyWait() != BusyWait.JITTERED) {
             // Measured: 1 x 8 on WAL_NORMAL under SQLite's handler, the floor's slices ran at
-            // 60-67k won/s against 37-45k in runs of its own (results/processes-paired-20261204).
+            // 60-67k won/s against about 37k in runs of its own (results/processes-20261203).
             throw new IllegalArgumentException("--paired on SQLite needs the jittered busy wait (-D" + Storage.BUSY_WAIT_PROPERTY
                     + "=JITTERED), not " + Storage.busyWait() + ": SQLite's handler sleeps up to 100 ms at a time, so a write "
                     + "started in one slice runs on through the next and the other work's slice runs with fewer threads");

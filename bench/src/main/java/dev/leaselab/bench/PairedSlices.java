@@ -28,8 +28,8 @@ import java.util.SplittableRandom;
  * <p>On SQLite it needs the jittered busy wait: under SQLite's own handler a writer sleeps up to
  * 100 ms at a time, its operation runs on through the next slices, and the other work's slices
  * run with fewer threads (1 x 8 on WAL_NORMAL: the floor's slices ran at 60-67k won/s against
- * 37-45k in runs of its own). {@code acrossSwitch} counts the operations that ended in a later
- * slice than they began in.
+ * about 37k in runs of its own under the same handler, results/processes-20261203).
+ * {@code acrossSwitch} counts the operations that ended in a later slice than they began in.
  *
  * @param originNanos where the warmup starts, in {@link System#nanoTime()}
  * @param groups the measured groups, each a floor slice and a claim slice

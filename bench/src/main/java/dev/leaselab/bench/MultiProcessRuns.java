@@ -29,10 +29,12 @@ final class MultiProcessRuns {
     static List<String> run(Profile profile, Path folder, PrintWriter console, boolean resume, String mainClass) {
         List<ResultJvm.Job> jobs = new ArrayList<>();
         for (MultiProcessStep step : profile.multiProcess()) {
+            boolean paired = step.pairedUnder(profile.busyWait());
             for (Storage storage : step.storages()) {
                 jobs.add(new ResultJvm.Job(MultiProcessStep.name(storage), String.format(Locale.ROOT,
-                        "%s, splits %s, %d strategies and the floor (about %.0f s)", storage, step.splits(),
-                        step.strategies().size(), step.secondsPerStorage()), json -> step.arguments(storage, json)));
+                        "%s, splits %s, %d strategies and the floor%s (about %.0f s)", storage, step.splits(),
+                        step.strategies().size(), paired ? ", paired" : "", step.secondsPerStorage(paired)),
+                        json -> step.arguments(storage, json, paired)));
             }
         }
         return ResultJvm.runAll(profile, folder.resolve(MultiProcessStep.FOLDER), jobs, "processes", mainClass, console, resume,
@@ -49,6 +51,14 @@ final class MultiProcessRuns {
     }
 
     private static String line(JsonNode r) {
+        JsonNode p = r.path("paired");
+        if (!p.isMissingNode()) {
+            return String.format(Locale.ROOT, "%-18s %-4s %8.0f won/s  x floor %.2f [%.2f, %.2f] paired  failed %d  Jain %.2f",
+                    p.path("work").asText(), p.path("split").path("processes").asInt() + "x" + p.path("split").path("threads").asInt(),
+                    p.path("claimWonPerSecond").asDouble(), p.path("xFloor").path("median").asDouble(),
+                    p.path("xFloor").path("low").asDouble(), p.path("xFloor").path("high").asDouble(), p.path("claimFailed").asLong(),
+                    p.path("jain").asDouble());
+        }
         JsonNode x = r.path("result");
         return String.format(Locale.ROOT, "%-18s %-4s %8.0f won/s  x floor %s  failed %d  Jain %.2f",
                 x.path("work").asText(), x.path("split").path("processes").asInt() + "x" + x.path("split").path("threads").asInt(),

@@ -2,6 +2,7 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,12 @@ import java.util.stream.Collectors;
  * profile's JMH steps and open loops. The report puts the splits side by side ("the same 8
  * threads, in 1, 2, 4, 8 processes"). A step is of one engine ({@link #engine()}): without a
  * PostgreSQL server the runner's plan ({@link PostgresTarget#plan}) drops the PostgreSQL ones.
+ *
+ * <p>The runs are paired ({@code MultiProcessMain --paired}, {@link PairedSlices}): each strategy
+ * and the floor in one run, in alternating slices of {@link #slice()}, since a floor measured in a
+ * run of its own moved by half between runs minutes apart. On SQLite that needs the jittered busy
+ * wait; under a profile asked to run SQLite's own handler the SQLite runs are unpaired, the floor
+ * in a run of its own ({@link #pairedUnder}).
  *
  * @param storages storages of one engine, one {@code MultiProcessMain} run each
  * @param strategies strategies of the same engine, each measured in every split
@@ -80,12 +87,25 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
         return storage.name();
     }
 
+    /** Whether this step's runs are paired under a profile with busy wait {@code wait}: always on PostgreSQL, with the jittered wait on SQLite. */
+    boolean pairedUnder(BusyWait wait) {
+        return engine() == Engine.POSTGRESQL || wait == BusyWait.JITTERED;
+    }
+
+    /** A paired run's slice: 100 ms, or a quarter of a shorter duration (a paired run needs two groups of two slices). */
+    Duration slice() {
+        return duration.toMillis() >= 400 ? Duration.ofMillis(100) : Duration.ofMillis(Math.max(10, duration.toMillis() / 4));
+    }
+
     /** MultiProcessMain's arguments for one storage, writing its JSON to {@code json}. */
-    List<String> arguments(Storage storage, Path json) {
+    List<String> arguments(Storage storage, Path json, boolean paired) {
         List<String> arguments = new ArrayList<>(List.of("--storage", storage.name(),
                 "--strategies", strategies.stream().map(Enum::name).collect(Collectors.joining(",")),
                 "--splits", splits.stream().map(MultiProcessMain.Split::toString).collect(Collectors.joining(",")),
                 "--warmup", warmup.toMillis() + "ms", "--duration", duration.toMillis() + "ms", "--json", json.toString()));
+        if (paired) {
+            arguments.addAll(List.of("--paired", "--slice", slice().toMillis() + "ms"));
+        }
         if (!loads.isEmpty()) {
             arguments.addAll(List.of("--load", loads.stream().map(l -> Double.toString(l)).collect(Collectors.joining(","))));
         }
@@ -93,16 +113,17 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
     }
 
     /**
-     * Seconds one storage's run takes if nothing stalls: every split measures the floor and each
-     * strategy, and each strategy again at every load.
+     * Seconds one storage's run takes if nothing stalls: every split measures each strategy (with
+     * the floor, paired; unpaired the floor runs once more on its own), and each strategy again at
+     * every load.
      */
-    double secondsPerStorage() {
-        int runs = strategies.size() * (1 + loads.size()) + 1;
+    double secondsPerStorage(boolean paired) {
+        int runs = strategies.size() * (1 + loads.size()) + (paired ? 0 : 1);
         return splits.size() * runs * ((warmup.toMillis() + duration.toMillis()) / 1000.0 + JVM_SECONDS);
     }
 
-    double estimatedSeconds() {
-        return storages.size() * secondsPerStorage();
+    double estimatedSeconds(BusyWait wait) {
+        return storages.size() * secondsPerStorage(pairedUnder(wait));
     }
 
     /** This step with only the storages and strategies that pass; null if none is left. */

@@ -578,7 +578,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
             seconds += o.estimatedSeconds();
         }
         for (MultiProcessStep m : multiProcess) {
-            seconds += m.estimatedSeconds();
+            seconds += m.estimatedSeconds(busyWait);
         }
         return seconds;
     }

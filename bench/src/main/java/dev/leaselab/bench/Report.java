@@ -184,13 +184,30 @@ final class Report {
                 **busy wait** is SQLite's (`-` on PostgreSQL, whose statements wait up to the same timeout).
                 **won/s** over all threads per wall second, **x floor** against the floor of the same split, **failed** busy past the timeout, **Jain** over all threads of all
                 processes (1 = every thread won as often). One run per cell: compare x floor, not won/s, across
-                runs.
+                runs. A **paired** x floor (`MultiProcessMain --paired`, the runner's way with the jittered
+                busy wait and on PostgreSQL) comes from one run in which every process switched between the
+                floor and the claim in slices all processes shared: the median over groups of a floor and a
+                claim slice, [95% interval]; won/s, failed, lost, Jain and the wins per process are then the
+                claim slices'. Without it the floor ran on its own, seconds apart, and at 4 x 2 on `WAL_FULL`
+                its won/s moved by half between runs minutes apart (results/processes-paired-20261204).
 
                 | storage | busy wait | split | work | won/s | x floor | failed | lost | Jain | won per process |
                 |---|---|---|---|---:|---:|---:|---:|---:|---|
                 """);
         for (JsonNode run : runs) {
             for (JsonNode r : run.path("runs")) {
+                JsonNode p = r.path("paired");
+                if (!p.isMissingNode()) {
+                    JsonNode x = p.path("xFloor");
+                    md.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %s | %.2f [%.2f, %.2f] paired | %d | %d | %.2f | %s |%n",
+                            run.path("storage").asText("?"), busyWait(run),
+                            p.path("split").path("processes").asInt(), p.path("split").path("threads").asInt(),
+                            p.path("work").asText("?"), number(p.path("claimWonPerSecond").asDouble(Double.NaN)),
+                            x.path("median").asDouble(Double.NaN), x.path("low").asDouble(Double.NaN), x.path("high").asDouble(Double.NaN),
+                            p.path("claimFailed").asLong(), p.path("claimLost").asLong(), p.path("jain").asDouble(Double.NaN),
+                            p.path("perProcessClaimWon")));
+                    continue;
+                }
                 JsonNode x = r.path("result");
                 md.append(String.format(Locale.ROOT, "| %s | %s | %dx%d | %s | %s | %s | %d | %d | %.2f | %s |%n",
                         run.path("storage").asText("?"), busyWait(run),

@@ -1,11 +1,13 @@
 package dev.leaselab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.lease.StoreOptions.BusyWait;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -56,6 +58,29 @@ class MultiProcessRunsTest {
         assertEquals(1, failed.size(), failed.toString());
         assertTrue(failed.get(0).startsWith("WAL_FULL: "), failed.get(0));
         assertTrue(Files.isRegularFile(folder.resolve("WAL_NORMAL.json")), "a kept result is not deleted");
+    }
+
+    /**
+     * The runner pairs each strategy with the floor in one run wherever the busy wait allows it:
+     * always on PostgreSQL, with the jittered wait on SQLite; under SQLite's own handler (which the
+     * paired mode refuses) the SQLite runs stay unpaired.
+     */
+    @Test
+    void theRunnerPairsTheFloorWhereTheBusyWaitAllowsIt() {
+        MultiProcessStep sqlite = Profile.named("quick").multiProcess().get(0);
+        MultiProcessStep postgres = Profile.named("quick").multiProcess().get(1);
+        assertTrue(sqlite.pairedUnder(BusyWait.JITTERED));
+        assertFalse(sqlite.pairedUnder(BusyWait.SQLITE_SLEEPS));
+        assertTrue(postgres.pairedUnder(BusyWait.SQLITE_SLEEPS));
+        Path json = dir.resolve("run.json");
+        List<String> paired = sqlite.arguments(Storage.WAL_FULL, json, true);
+        assertTrue(paired.contains("--paired"), paired.toString());
+        assertEquals("100ms", paired.get(paired.indexOf("--slice") + 1), "quick's 1.5 s hold 7 groups of 100 ms slices");
+        assertFalse(sqlite.arguments(Storage.WAL_FULL, json, false).contains("--paired"));
+        // The smoke's 300 ms must still hold the two groups of two slices that --paired asks for.
+        MultiProcessStep smoke = Profile.named("smoke").multiProcess().get(0);
+        assertEquals(Duration.ofMillis(75), smoke.slice());
+        assertTrue(smoke.duration().toMillis() >= 4 * smoke.slice().toMillis());
     }
 
     @Test

@@ -99,10 +99,10 @@ class ProfileTest {
                 + quick.measurementIterations() * (quick.measurementMillis() + 2 * quick.referenceMillis())) / 1000.0
                 + Profile.FORK_OVERHEAD_SECONDS;
         double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
-        // and the processes: the floor and every SQLite strategy closed and open (at 0.5), in 1 and 4
+        // and the processes: every SQLite strategy paired with the floor and open (at 0.5), in 1 and 4
         // processes on both WAL storages, 0.5 + 1.5 s each and 1 s for the worker JVMs; the same for
         // every PostgreSQL strategy
-        double processes = 2 * (2 * (2 * LockingStrategy.of(Engine.SQLITE).size() + 1) + 2 * LockingStrategy.of(PG).size() + 1)
+        double processes = 2 * (2 * 2 * LockingStrategy.of(Engine.SQLITE).size() + 2 * LockingStrategy.of(PG).size())
                 * (0.5 + 1.5 + MultiProcessStep.JVM_SECONDS);
         double budget = LockingStrategy.values().length * QUICK_SECONDS_PER_STRATEGY + pairedForks * PAIRED_SECONDS_PER_FORK
                 + openLoop + queue + processes;
@@ -176,10 +176,14 @@ class ProfileTest {
                 .mapToInt(s -> s.combinations() * s.timingIn(quick).forks()).sum();
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
         assertEquals(LockingStrategy.of(Engine.SQLITE).size() * 9.0, openLoop, 1e-9, "six JVMs of 7.5 s of windows and 1.5 s of their own");
-        double processes = quick.multiProcess().stream().mapToDouble(MultiProcessStep::estimatedSeconds).sum();
-        assertEquals(2 * 2 * 13 * 3.0 + 2 * 7 * 3.0, processes, 1e-9,
-                "2 SQLite storages x 2 splits x (floor + six strategies closed + six open) x (2 s + 1 s for the JVMs),"
-                        + " and PostgreSQL's 2 splits x (floor + three strategies closed + three open)");
+        double processes = quick.multiProcess().stream().mapToDouble(m -> m.estimatedSeconds(quick.busyWait())).sum();
+        assertEquals(2 * 2 * 12 * 3.0 + 2 * 6 * 3.0, processes, 1e-9,
+                "2 SQLite storages x 2 splits x (six strategies paired with the floor + six open) x (2 s + 1 s for the JVMs),"
+                        + " and PostgreSQL's 2 splits x (three strategies paired + three open)");
+        // Under SQLite's own handler the SQLite runs are unpaired: the floor runs once more per split.
+        double unpaired = quick.withBusyWait(BusyWait.SQLITE_SLEEPS).multiProcess().stream()
+                .mapToDouble(m -> m.estimatedSeconds(BusyWait.SQLITE_SLEEPS)).sum();
+        assertEquals(2 * 2 * 13 * 3.0 + 2 * 6 * 3.0, unpaired, 1e-9);
         assertEquals((quick.forkRuns() - paired) * perFork + paired * pairedPerFork + openLoop + processes,
                 quick.estimatedSeconds(), 1e-9);
         // quick runs the FULL storages at several threads only paired, with the jittered wait: nothing stalls ...

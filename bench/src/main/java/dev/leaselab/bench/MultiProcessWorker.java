@@ -207,7 +207,10 @@ public final class MultiProcessWorker {
                     c.run(new PairedSlices(start, warmupNanos, sliceNanos, groups), floorOp, claimOp);
                 }, "multiprocess-paired-" + t));
             }
-            workers.forEach(Thread::start);
+            for (Thread worker : workers) {
+                worker.setDaemon(true); // a gate that closes without an origin must not leave them holding the JVM
+                worker.start();
+            }
             System.out.println(READY);
             System.out.flush();
             String gate = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();

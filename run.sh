@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build, then run the benchmark and stress harness on SQLite and on a throwaway
 # PostgreSQL server (./with-postgres.sh starts it and stops it afterwards).
-#   ./run.sh          quick profiles (benchmarks measured at 16 minutes with PostgreSQL, stress about 8, power loss
+#   ./run.sh          quick profiles (benchmarks measured at 14-16 minutes with PostgreSQL, stress about 8, power loss
 #                     about 8: SQLite's 100 cuts 5, PostgreSQL's 35 about 3 at the 5 s a cut its 150-cut
 #                     run took; on 2 cores)
 #   ./run.sh full     the full benchmark matrix and the long stress profile (hours)

@@ -245,13 +245,7 @@ public final class MultiProcessMain implements Callable<Integer> {
                 double xFloor = r.wonPerSecond() / floor.wonPerSecond();
                 out.println(r.line() + String.format(Locale.ROOT, "  x floor %.2f", xFloor));
                 Map<String, Object> row = row(r, xFloor);
-                List<OpenRun> open = new ArrayList<>();
-                for (double load : loads == null ? List.<Double>of() : loads) {
-                    OpenRun o = runOpen(strategy.name(), split, load, load * r.requestsPerSecond());
-                    out.println(o.line());
-                    open.add(o);
-                }
-                row.put("openLoop", open);
+                row.put("openLoop", openLoops(strategy, split, r.requestsPerSecond(), out));
                 rows.add(row);
             }
             out.flush();
@@ -284,16 +278,22 @@ public final class MultiProcessMain implements Callable<Integer> {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("paired", r);
             row.put("xFloor", r.xFloor().median());
-            List<OpenRun> open = new ArrayList<>();
-            for (double load : loads == null ? List.<Double>of() : loads) {
-                OpenRun o = runOpen(strategy.name(), split, load, load * r.claimRequestsPerSecond());
-                out.println(o.line());
-                open.add(o);
-            }
-            row.put("openLoop", open);
+            row.put("openLoop", openLoops(strategy, split, r.claimRequestsPerSecond(), out));
             rows.add(row);
         }
         return rows;
+    }
+
+    /** The open loops after a strategy's closed loop, one per --load, at that fraction of {@code requestsPerSecond}. */
+    private List<OpenRun> openLoops(LockingStrategy strategy, Split split, double requestsPerSecond, PrintWriter out)
+            throws IOException, InterruptedException, SQLException {
+        List<OpenRun> open = new ArrayList<>();
+        for (double load : loads == null ? List.<Double>of() : loads) {
+            OpenRun o = runOpen(strategy.name(), split, load, load * requestsPerSecond);
+            out.println(o.line());
+            open.add(o);
+        }
+        return open;
     }
 
     /**

@@ -57,7 +57,7 @@ class PairedSlicesTest {
     @Test
     void theFoldGivesEachGroupsClaimWinsOverItsFloorWins() {
         PairedSlices slices = new PairedSlices(0, 0, 100 * MS, 4);
-        List<JsonNode> workers = List.of(worker(slices, 25, 40, 40), worker(slices, 25, 40, 40));
+        List<JsonNode> workers = List.of(worker(slices, 25, 40), worker(slices, 25, 40));
         PairedSlices.Result r = slices.fold("GROUP_COMMIT", TWO_BY_TWO, workers);
         assertEquals(1.6, r.xFloor().median(), 1e-12);
         assertEquals(1.6, r.xFloor().low(), 1e-12);
@@ -78,14 +78,14 @@ class PairedSlicesTest {
     @Test
     void countsInTheOtherOrderGiveTheInverseRatio() {
         PairedSlices slices = new PairedSlices(0, 0, 100 * MS, 4);
-        ObjectNode swapped = worker(slices, 40, 25, 25);
+        ObjectNode swapped = worker(slices, 40, 25);
         assertEquals(25.0 / 40, slices.fold("GROUP_COMMIT", TWO_BY_TWO, List.of(swapped)).xFloor().median(), 1e-12);
     }
 
     @Test
     void aGroupWhoseFloorWonNothingHasNoRatioAndTheOthersStillCount() {
         PairedSlices slices = new PairedSlices(0, 0, 100 * MS, 4);
-        ObjectNode worker = worker(slices, 25, 50, 50);
+        ObjectNode worker = worker(slices, 25, 50);
         int floorOfGroup0 = PairedSlices.isFloor(0) ? 0 : 1;
         for (JsonNode thread : worker.path("threads")) {
             ((ArrayNode) thread.path("won")).set(floorOfGroup0, 0);
@@ -98,14 +98,14 @@ class PairedSlicesTest {
     @Test
     void aWorkerThatCountedAnotherNumberOfSlicesIsRefused() {
         PairedSlices four = new PairedSlices(0, 0, 100 * MS, 4);
-        ObjectNode fromAnotherSchedule = worker(new PairedSlices(0, 0, 100 * MS, 5), 25, 40, 40);
+        ObjectNode fromAnotherSchedule = worker(new PairedSlices(0, 0, 100 * MS, 5), 25, 40);
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> four.fold("GROUP_COMMIT", TWO_BY_TWO, List.of(fromAnotherSchedule)));
         assertTrue(e.getMessage().contains("10 slices") && e.getMessage().contains("8"), e.getMessage());
     }
 
-    /** A worker's output: each of its two threads won {@code floorWon} in every floor slice, {@code claimWon} or {@code lastThreadClaimWon} in every claim slice. */
-    private static ObjectNode worker(PairedSlices slices, long floorWon, long claimWon, long lastThreadClaimWon) {
+    /** A worker's output: each of its two threads won {@code floorWon} in every floor slice and {@code claimWon} in every claim slice. */
+    private static ObjectNode worker(PairedSlices slices, long floorWon, long claimWon) {
         ObjectNode worker = Json.MAPPER.createObjectNode().put("pid", 1).put("busyTimeoutMillis", 1000);
         ArrayNode threads = worker.putArray("threads");
         for (int t = 0; t < 2; t++) {
@@ -114,7 +114,7 @@ class PairedSlicesTest {
             ArrayNode lost = thread.putArray("lost");
             ArrayNode failed = thread.putArray("failed");
             for (int s = 0; s < slices.slices(); s++) {
-                won.add(PairedSlices.isFloor(s) ? floorWon : t == 1 ? lastThreadClaimWon : claimWon);
+                won.add(PairedSlices.isFloor(s) ? floorWon : claimWon);
                 lost.add(0);
                 failed.add(0);
             }

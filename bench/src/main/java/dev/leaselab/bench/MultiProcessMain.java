@@ -49,6 +49,8 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --strategies IMMEDIATE,GROUP_COMMIT --json mp.json
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --load 0.5 --busy-timeout 5s
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --paired --duration 6s
+ * java -Dleaselab.bench.busyWait=SQLITE_SLEEPS -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain \
+ *     --splits 4x2 --strategies IMMEDIATE --rate 2000 --busy-timeout 5s
  * </pre>
  * With {@code --paired} the floor has no run of its own: every process switches between the floor
  * and the strategy in slices that all processes share ({@link PairedSlices}), and x floor is the
@@ -57,7 +59,9 @@ import picocli.CommandLine.Spec;
  * half between runs minutes apart.
  * With {@code --load}, each strategy's closed loop is followed by open loops across the processes
  * ({@link OpenLoop} in every worker, each sending its share of the rate from the common gate on):
- * latency from each request's intended start, the processes' histograms merged.
+ * latency from each request's intended start, the processes' histograms merged. {@code --rate}
+ * asks for the same requests/s whatever the run: what two busy waits are compared on, one run of
+ * each, since a fraction of each run's own closed loop would give the faster one more work.
  * {@code -Dleaselab.bench.busyWait=JITTERED} sets every SQLite process's busy wait. With
  * {@code --storage POSTGRESQL} the processes share a fresh schema of the server that
  * {@code ./with-postgres.sh} (or {@code LEASELAB_POSTGRES_URL}) names, and the busy timeout is the
@@ -89,6 +93,10 @@ public final class MultiProcessMain implements Callable<Integer> {
     @Option(names = "--load", split = ",", description = "after each strategy's closed loop, an open loop at these "
             + "fractions of its requests/s, the rate split evenly over the processes (e.g. 0.5; default: none)")
     List<Double> loads;
+    @Option(names = "--rate", split = ",", description = "after each strategy's closed loop (and its --load loops), an open loop at "
+            + "each of these requests/s over all processes: the same work whatever the strategy or busy wait, so that tails of "
+            + "two runs compare (e.g. 2000; default: none)")
+    List<Double> rates;
     @Option(names = "--paired", description = "measure each strategy and the floor in one run, every process switching between them "
             + "in slices of --slice that all processes share; x floor is the median over groups of a floor and a claim slice, "
             + "with a 95%% bootstrap interval (default: the floor and each strategy in runs of their own)")
@@ -196,6 +204,11 @@ public final class MultiProcessMain implements Callable<Integer> {
                 throw new IllegalArgumentException("--load takes fractions above 0 of the closed loop's requests/s: " + loads);
             }
         }
+        for (double rate : rates == null ? List.<Double>of() : rates) {
+            if (!(rate >= 1) || Double.isInfinite(rate)) {
+                throw new IllegalArgumentException("--rate takes requests per second over all processes, at least 1: " + rates);
+            }
+        }
         if (paired && (slice.toMillis() < 10 || duration.toMillis() < 4 * slice.toMillis())) {
             throw new IllegalArgumentException("--paired needs a --slice of at least 10 ms and a --duration of at least two groups "
                     + "(4 slices): --slice " + slice + ", --duration " + duration);
@@ -258,6 +271,7 @@ public final class MultiProcessMain implements Callable<Integer> {
             report.put("warmupMillis", warmup.toMillis());
             report.put("measureMillis", duration.toMillis());
             report.put("loads", loads == null ? List.of() : loads);
+            report.put("rates", rates == null ? List.of() : rates);
             if (paired) {
                 report.put("sliceMillis", slice.toMillis());
             }
@@ -284,14 +298,20 @@ public final class MultiProcessMain implements Callable<Integer> {
         return rows;
     }
 
-    /** The open loops after a strategy's closed loop, one per --load, at that fraction of {@code requestsPerSecond}. */
+    /**
+     * The open loops after a strategy's closed loop: one per --load, at that fraction of
+     * {@code requestsPerSecond}, then one per --rate, whose load is the rate over it.
+     */
     private List<OpenRun> openLoops(LockingStrategy strategy, Split split, double requestsPerSecond, PrintWriter out)
             throws IOException, InterruptedException, SQLException {
         List<OpenRun> open = new ArrayList<>();
         for (double load : loads == null ? List.<Double>of() : loads) {
-            OpenRun o = runOpen(strategy.name(), split, load, load * requestsPerSecond);
-            out.println(o.line());
-            open.add(o);
+            open.add(runOpen(strategy.name(), split, load, load * requestsPerSecond));
+            out.println(open.get(open.size() - 1).line());
+        }
+        for (double rate : rates == null ? List.<Double>of() : rates) {
+            open.add(runOpen(strategy.name(), split, rate / requestsPerSecond, rate));
+            out.println(open.get(open.size() - 1).line());
         }
         return open;
     }

@@ -280,6 +280,43 @@ class MultiProcessTest {
         }
     }
 
+    /**
+     * {@code --rate} asks every run for the same requests/s over all processes, whatever its closed
+     * loop reached: the open loop's rate is the one given, its load that rate over the closed loop's.
+     */
+    @Test
+    void anOpenLoopAtAFixedRateAsksForThatRateOverAllProcesses() {
+        Path json = dir.resolve("rate.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+                "--warmup", "200ms", "--duration", "600ms", "--busy-timeout", "5s", "--json", json.toString());
+        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        JsonNode report = Json.read(json);
+        assertEquals(300.0, report.path("rates").get(0).asDouble());
+        JsonNode run = report.path("runs").get(1);
+        JsonNode open = run.path("openLoop").get(0);
+        assertEquals(300.0, open.path("rateAsked").asDouble(), 1e-6, "the two processes' shares add up to the rate: " + open);
+        double closedRequestsPerSecond = (run.path("result").path("won").asLong() + run.path("result").path("lost").asLong()
+                + run.path("result").path("failed").asLong()) / run.path("result").path("seconds").asDouble();
+        assertEquals(300.0 / closedRequestsPerSecond, open.path("load").asDouble(), 1e-9, open.toString());
+        // 0.6 s at 300/s, give or take the requests the window's edges cut.
+        assertTrue(open.path("sent").asLong() > 120 && open.path("sent").asLong() < 240, open.toString());
+        assertEquals(0, open.path("failed").asLong(), open.toString());
+    }
+
+    @Test
+    void aRateBelowOneRequestPerSecondIsRefusedNamingTheOption() {
+        for (String rate : List.of("0", "-5", "0.5", "Infinity")) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--rate", rate);
+            assertEquals(BenchMain.ERROR, code, rate);
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rate"), err.toString(StandardCharsets.UTF_8));
+        }
+    }
+
     @Test
     void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

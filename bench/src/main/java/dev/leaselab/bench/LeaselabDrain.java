@@ -1,5 +1,6 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
@@ -19,7 +20,8 @@ import java.util.function.UnaryOperator;
  * The leaselab side of {@link PeerDrainMain}: {@code jobs} fresh jobs written in one transaction
  * ({@link BenchDb#insertJobs}, as the queue benchmark fills its queue), then {@code threads} workers
  * that each loop {@code claimNext(owner, now, ttl, batch)} and {@code complete} every job it handed
- * out, one at a time, until {@code claimNext} finds nothing. A batch of more than one is what
+ * out, one at a time ({@link Completes#EACH}) or all in one {@code completeAll} ({@link Completes#ALL}),
+ * until {@code claimNext} finds nothing. A batch of more than one is what
  * db-scheduler's polling does too: it fetches up to a multiple of its thread count per poll. The
  * database is {@link BenchDb}'s: a fresh SQLite file with the storage's PRAGMAs and the
  * benchmarks' 1 s busy timeout, or a fresh PostgreSQL schema.
@@ -37,13 +39,25 @@ final class LeaselabDrain {
 
     private LeaselabDrain() {}
 
-    static String systemName(LockingStrategy strategy) {
-        return systemName(strategy, 1);
+    /** How a worker completes the jobs one claimNext handed it. */
+    enum Completes {
+        /** One {@code complete} per job: a commit per job. */
+        EACH,
+        /** One {@code completeAll} for the whole batch: a commit per batch. */
+        ALL
     }
 
-    /** The system's name in the tables: the strategy, and the batch when a claimNext asks for more than one job. */
-    static String systemName(LockingStrategy strategy, int batch) {
-        return "leaselab " + strategy.name() + (batch == 1 ? "" : " batch " + batch);
+    static String systemName(LockingStrategy strategy) {
+        return systemName(strategy, 1, Completes.EACH);
+    }
+
+    /**
+     * The system's name in the tables: the strategy, the batch when a claimNext asks for more than
+     * one job, and "completeAll" when the batch is completed in one call.
+     */
+    static String systemName(LockingStrategy strategy, int batch, Completes completes) {
+        return "leaselab " + strategy.name() + (batch == 1 ? "" : " batch " + batch)
+                + (completes == Completes.ALL ? " completeAll" : "");
     }
 
     /**
@@ -54,6 +68,12 @@ final class LeaselabDrain {
      */
     static PeerRound run(LockingStrategy strategy, int batch, Storage storage, int jobs, int threads, int round,
                          Duration deadline, UnaryOperator<LeaseStore> decorator) throws InterruptedException {
+        return run(strategy, batch, Completes.EACH, storage, jobs, threads, round, deadline, decorator);
+    }
+
+    /** @param completes whether a worker completes its batch job by job or in one completeAll */
+    static PeerRound run(LockingStrategy strategy, int batch, Completes completes, Storage storage, int jobs, int threads,
+                         int round, Duration deadline, UnaryOperator<LeaseStore> decorator) throws InterruptedException {
         if (batch < 1) {
             throw new IllegalArgumentException("batch must be at least 1: " + batch);
         }
@@ -73,7 +93,7 @@ final class LeaselabDrain {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String owner = "worker-" + t;
-                Thread worker = new Thread(() -> work(store, owner, batch, tally, go, lastCompletion),
+                Thread worker = new Thread(() -> work(store, owner, batch, completes, tally, go, lastCompletion),
                         "leaselab-drain-" + t);
                 worker.setDaemon(true);
                 workers.add(worker);
@@ -97,13 +117,13 @@ final class LeaselabDrain {
             }
             long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
             long left = notDone(db);
-            return PeerRound.of(systemName(strategy, batch), storage.name(), threads, round, jobs, start, end, tally, left,
+            return PeerRound.of(systemName(strategy, batch, completes), storage.name(), threads, round, jobs, start, end, tally, left,
                     timedOut, prefillSeconds);
         }
     }
 
-    private static void work(LeaseStore store, String owner, int batch, ExecutionTally tally, CountDownLatch go,
-                             AtomicLong lastCompletion) {
+    private static void work(LeaseStore store, String owner, int batch, Completes completes, ExecutionTally tally,
+                             CountDownLatch go, AtomicLong lastCompletion) {
         try {
             go.await();
         } catch (InterruptedException e) {
@@ -122,6 +142,10 @@ final class LeaselabDrain {
             if (next.isEmpty()) {
                 return;
             }
+            if (completes == Completes.ALL) {
+                consecutiveErrors = completeAll(store, next, tally, lastCompletion) ? 0 : consecutiveErrors + 1;
+                continue;
+            }
             for (Lease lease : next) {
                 // The no-op job: its work is only to be counted.
                 tally.ran(lease.jobId());
@@ -139,6 +163,31 @@ final class LeaselabDrain {
                 }
             }
         }
+    }
+
+    /** Runs the batch's no-op jobs and completes them in one call; false if the call threw. */
+    private static boolean completeAll(LeaseStore store, List<Lease> leases, ExecutionTally tally, AtomicLong lastCompletion) {
+        List<Completion> completions = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            tally.ran(lease.jobId());
+            completions.add(Completion.of(lease, "ok"));
+        }
+        List<Boolean> accepted;
+        try {
+            accepted = store.completeAll(completions, NOW);
+        } catch (RuntimeException e) {
+            tally.error("completeAll threw", e);
+            return false;
+        }
+        for (int i = 0; i < accepted.size(); i++) {
+            if (accepted.get(i)) {
+                tally.accepted(leases.get(i).jobId());
+            } else {
+                tally.refused();
+            }
+        }
+        lastCompletion.accumulateAndGet(System.nanoTime(), Math::max);
+        return true;
     }
 
     private static long notDone(BenchDb db) {

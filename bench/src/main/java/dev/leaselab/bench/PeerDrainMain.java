@@ -82,6 +82,10 @@ public final class PeerDrainMain implements Callable<Integer> {
             description = "the most jobs one leaselab claimNext asks for; each size is a system of its own (default: "
                     + "${DEFAULT-VALUE}; db-scheduler's polling fetches up to its upper fetch limit x threads at a time)")
     List<Integer> batches;
+    @Option(names = "--completes", split = ",", defaultValue = "EACH",
+            description = "how a leaselab worker completes the jobs of one claimNext: EACH (a complete per job) or ALL "
+                    + "(one completeAll per batch, one commit); each is a system of its own (default: ${DEFAULT-VALUE})")
+    List<LeaselabDrain.Completes> completes;
     @Option(names = "--polling", split = ",", defaultValue = "FETCH",
             description = "db-scheduler's polling on SQLite: FETCH (fetch-and-lock-on-execute), the only one it supports "
                     + "there (default: ${DEFAULT-VALUE})")
@@ -138,12 +142,12 @@ public final class PeerDrainMain implements Callable<Integer> {
 
     /** One system of the comparison on one storage. */
     private record Contestant(String name, Storage storage, LockingStrategy strategy, int batch,
-                              DbSchedulerDrain.Settings settings) {
+                              LeaselabDrain.Completes completes, DbSchedulerDrain.Settings settings) {
 
         PeerRound run(int jobs, int threads, int round, Duration deadline, UnaryOperator<LeaseStore> decorator)
                 throws InterruptedException {
             return strategy != null
-                    ? LeaselabDrain.run(strategy, batch, storage, jobs, threads, round, deadline, decorator)
+                    ? LeaselabDrain.run(strategy, batch, completes, storage, jobs, threads, round, deadline, decorator)
                     : DbSchedulerDrain.run(storage, settings.withPoolFor(threads), jobs, threads, round, deadline, id -> false);
         }
     }
@@ -250,6 +254,9 @@ public final class PeerDrainMain implements Callable<Integer> {
         if (batches.isEmpty() || batches.stream().anyMatch(b -> b < 1)) {
             throw new IllegalArgumentException("--batches must list sizes of at least 1: " + batches);
         }
+        if (completes.isEmpty()) {
+            throw new IllegalArgumentException("--completes needs EACH, ALL or both");
+        }
         if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1)) {
             throw new IllegalArgumentException("--threads must list counts of at least 1: " + threads);
         }
@@ -288,11 +295,13 @@ public final class PeerDrainMain implements Callable<Integer> {
         List<Contestant> list = new ArrayList<>();
         for (LockingStrategy strategy : sqlite ? strategies : pgStrategies) {
             for (int batch : batches) {
-                list.add(new Contestant(LeaselabDrain.systemName(strategy, batch), s, strategy, batch, null));
+                for (LeaselabDrain.Completes c : completes) {
+                    list.add(new Contestant(LeaselabDrain.systemName(strategy, batch, c), s, strategy, batch, c, null));
+                }
             }
         }
         for (DbSchedulerDrain.Polling p : sqlite ? polling : pgPolling) {
-            list.add(new Contestant(DbSchedulerDrain.systemName(p), s, null, 0, schedulerSettings(p)));
+            list.add(new Contestant(DbSchedulerDrain.systemName(p), s, null, 0, null, schedulerSettings(p)));
         }
         return list;
     }
@@ -316,8 +325,9 @@ public final class PeerDrainMain implements Callable<Integer> {
         leaselab.put("strategies", strategies.stream().map(Enum::name).toList());
         leaselab.put("pgStrategies", pgStrategies.stream().map(Enum::name).toList());
         leaselab.put("batches", batches);
+        leaselab.put("completes", completes.stream().map(Enum::name).toList());
         leaselab.put("loop", "claimNext(owner, now, ttl, batch), then complete(jobId, owner, fence, now, \"ok\") for each "
-                + "job handed out, until claimNext is empty");
+                + "job handed out (EACH) or one completeAll of them all (ALL), until claimNext is empty");
         leaselab.put("now", LeaselabDrain.NOW);
         leaselab.put("ttl", LeaselabDrain.TTL);
         leaselab.put("poolSize", storage.options().poolSize());

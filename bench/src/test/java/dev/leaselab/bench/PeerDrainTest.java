@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.Completion;
+import dev.leaselab.lease.ForwardingLeaseStore;
+import dev.leaselab.lease.LeaseStoreException;
 import dev.leaselab.lease.LockingStrategy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -12,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,12 +42,12 @@ class PeerDrainTest {
         int code = PeerDrainMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), "--jobs", Integer.toString(JOBS), "--threads", "2",
                 "--rounds", "1", "--warmup-jobs", "0", "--postgres", "SKIP", "--strategies", "CONDITIONAL_UPDATE",
-                "--batches", "1,16", "--deadline", "20s", "--out", md.toString(), "--json", json.toString());
+                "--batches", "1,16", "--completes", "EACH,ALL", "--deadline", "20s", "--out", md.toString(), "--json", json.toString());
         String stderr = err.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, stderr);
 
         JsonNode rounds = Json.read(json).get("rounds");
-        assertEquals(3, rounds.size(), stderr);
+        assertEquals(5, rounds.size(), stderr);
         for (JsonNode r : rounds) {
             String line = r.toString();
             assertEquals(JOBS, r.get("distinctRun").asLong(), line);
@@ -55,6 +60,7 @@ class PeerDrainTest {
         }
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("| leaselab CONDITIONAL_UPDATE |") && table.contains("| leaselab CONDITIONAL_UPDATE batch 16 |")
+                && table.contains("| leaselab CONDITIONAL_UPDATE batch 16 completeAll |")
                 && table.contains("| db-scheduler FETCH |"), table);
         assertEquals(table, Files.readString(md));
     }
@@ -101,6 +107,30 @@ class PeerDrainTest {
         assertTrue(r.duplicateRuns() > 0 && r.duplicateAccepted() > 0, r.line());
         assertEquals(JOBS * 8, r.distinctRun(), r.line());
         assertEquals(0, r.left(), r.line());
+        assertFalse(r.clean(), r.line());
+    }
+
+    /** Every 4th completeAll fails whole: its jobs ran, none was accepted, and they stay held. */
+    @Test
+    void aCompleteAllThatFailsShowsUpAsErrorsAndJobsLeft() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        PeerRound r = LeaselabDrain.run(LockingStrategy.CONDITIONAL_UPDATE, 10, LeaselabDrain.Completes.ALL, Storage.WAL_NORMAL,
+                JOBS, 1, 1, DEADLINE, store -> new ForwardingLeaseStore(store) {
+                    @Override
+                    public List<Boolean> completeAll(List<Completion> completions, double now) {
+                        if (calls.incrementAndGet() % 4 == 0) {
+                            throw new LeaseStoreException("a failed batch (test)", null);
+                        }
+                        return super.completeAll(completions, now);
+                    }
+                });
+
+        // 300 jobs in batches of 10 on one thread: 30 batches, the 4th, 8th, ... 28th fail (7).
+        assertEquals(7, r.errors(), r.line());
+        assertEquals(70, r.left(), r.line());
+        assertEquals(JOBS - 70, r.acceptedCompletions(), r.line());
+        assertEquals(JOBS, r.distinctRun(), r.line());
+        assertEquals(0, r.duplicateRuns(), r.line());
         assertFalse(r.clean(), r.line());
     }
 

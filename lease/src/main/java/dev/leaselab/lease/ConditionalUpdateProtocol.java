@@ -23,8 +23,10 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
     private final String complete;
     private final String release;
     private final String claimNext;
+    private final LockingStrategy.Engine engine;
 
     ConditionalUpdateProtocol(LeaseSql sql, LockingStrategy.Engine engine) {
+        this.engine = engine;
         this.enqueue = sql.enqueue();
         this.claimNext = sql.claimNextInOneStatement(engine);
         this.claim = claimStatement(sql);
@@ -70,6 +72,53 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
     @Override
     public boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException {
         return s.update(complete, id, owner, fence, now, result) == 1;
+    }
+
+    /**
+     * The one place where this strategy opens a transaction: the compare-and-sets of the batch
+     * share it and its commit. On SQLite it is {@code BEGIN IMMEDIATE}, which takes the write lock
+     * before the first statement, so the batch cannot fail half-way on a lock that another writer
+     * took in between.
+     */
+    @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        if (engine == LockingStrategy.Engine.SQLITE) {
+            s.execute("BEGIN IMMEDIATE");
+            try {
+                List<Boolean> accepted = completeEach(s, completions, now);
+                s.execute("COMMIT");
+                return accepted;
+            } catch (SQLException | RuntimeException e) {
+                s.rollbackQuietly();
+                throw e;
+            }
+        }
+        s.beginTransaction();
+        try {
+            List<Boolean> accepted = completeEach(s, completions, now);
+            s.commitTransaction();
+            return accepted;
+        } catch (SQLException | RuntimeException e) {
+            s.rollbackTransactionQuietly();
+            throw e;
+        }
+    }
+
+    /**
+     * The compare-and-set of each completion, in the caller's transaction, sent as one JDBC batch
+     * (on PostgreSQL one round trip for the whole list).
+     */
+    List<Boolean> completeEach(Session s, List<Completion> completions, double now) throws SQLException {
+        List<Object[]> arguments = new ArrayList<>(completions.size());
+        for (Completion c : completions) {
+            arguments.add(new Object[] {c.jobId(), c.owner(), c.fence(), now, c.result()});
+        }
+        int[] changed = s.updateEach(complete, arguments);
+        List<Boolean> accepted = new ArrayList<>(changed.length);
+        for (int rows : changed) {
+            accepted.add(rows == 1);
+        }
+        return accepted;
     }
 
     @Override

@@ -66,13 +66,15 @@ final class GroupCommitProtocol implements WriteProtocol {
 
     private static final class Request<T> {
         final Write<T> write;
+        final boolean several;
         final Thread waiter = Thread.currentThread();
         T result;
         SQLException failure;
         volatile boolean done;
 
-        Request(Write<T> write) {
+        Request(Write<T> write, boolean several) {
             this.write = write;
+            this.several = several;
         }
     }
 
@@ -101,13 +103,24 @@ final class GroupCommitProtocol implements WriteProtocol {
         return submit(s, session -> statements.complete(session, id, owner, fence, now, result));
     }
 
+    /** One request, so the whole list is in one batch; a batch with it is always a transaction. */
+    @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        return submit(s, true, session -> statements.completeEach(session, completions, now));
+    }
+
     @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
         return submit(s, session -> statements.release(session, id, owner, fence));
     }
 
     private <T> T submit(Session session, Write<T> write) throws SQLException {
-        Request<T> request = new Request<>(write);
+        return submit(session, false, write);
+    }
+
+    /** @param several whether the write runs several statements, which then need a transaction even alone */
+    private <T> T submit(Session session, boolean several, Write<T> write) throws SQLException {
+        Request<T> request = new Request<>(write, several);
         pending.add(request);
         gathering.queued();
         boolean interrupted = false;
@@ -154,7 +167,7 @@ final class GroupCommitProtocol implements WriteProtocol {
         }
         SQLException failure = null;
         try {
-            if (batch.size() == 1) {
+            if (batch.size() == 1 && !batch.get(0).several) {
                 // Alone, the compare-and-set statement is atomic by itself: skip BEGIN and COMMIT.
                 apply(batch.get(0), session);
             } else {

@@ -3,6 +3,8 @@ package dev.leaselab.lease;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -110,6 +112,37 @@ abstract class JdbcLeaseStore implements LeaseStore {
         Objects.requireNonNull(result, "result");
         requireFinite("now", now);
         return run("complete", s -> protocol.complete(s, jobId, owner, fence, now, result));
+    }
+
+    @Override
+    public List<Boolean> completeAll(List<Completion> completions, double now) {
+        Objects.requireNonNull(completions, "completions");
+        for (int i = 0; i < completions.size(); i++) {
+            Objects.requireNonNull(completions.get(i), "completions[" + i + "]");
+        }
+        requireFinite("now", now);
+        requireOpen();
+        if (completions.isEmpty()) {
+            return List.of();
+        }
+        // Job-id order, so that two batches that share a row lock it in the same order (PostgreSQL
+        // would otherwise let them deadlock); the sort is stable, so a job named twice keeps its
+        // list order.
+        Integer[] order = new Integer[completions.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparing(i -> completions.get(i).jobId()));
+        List<Completion> sorted = new ArrayList<>(order.length);
+        for (int i : order) {
+            sorted.add(completions.get(i));
+        }
+        List<Boolean> decided = run("completeAll", s -> protocol.completeAll(s, sorted, now));
+        Boolean[] accepted = new Boolean[order.length];
+        for (int k = 0; k < order.length; k++) {
+            accepted[order[k]] = decided.get(k);
+        }
+        return List.of(accepted);
     }
 
     @Override

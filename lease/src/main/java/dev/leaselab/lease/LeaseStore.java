@@ -1,6 +1,8 @@
 package dev.leaselab.lease;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -72,6 +74,35 @@ public interface LeaseStore extends AutoCloseable {
      * {@code fence}. When refused, the stored result is kept.
      */
     boolean complete(String jobId, String owner, long fence, double now, String result);
+
+    /**
+     * Completes several leases in one atomic step: each completion is accepted or refused by the
+     * rule of {@link #complete}, as if the completes ran one after another, and the accepted ones
+     * are stored together, in one transaction and one commit, so a worker that finished a batch of
+     * jobs pays for one commit instead of one per job. If the database fails, none of them is
+     * stored. A job named twice is decided in list order: the first accepted completion wins and
+     * the later ones are refused.
+     *
+     * <p>The default implementation calls {@link #complete} for each completion in turn, which is
+     * not atomic: on a failure the ones before it stay stored. The stores of this library override
+     * it, and apply the completions in job-id order, so that two batches that share a row lock it
+     * in the same order.
+     *
+     * @return for each completion, in the order given, whether it was accepted
+     * @throws NullPointerException naming {@code completions}, or {@code completions[i]} for a null element
+     * @throws IllegalArgumentException if {@code now} is not as for {@link #complete}
+     */
+    default List<Boolean> completeAll(List<Completion> completions, double now) {
+        Objects.requireNonNull(completions, "completions");
+        for (int i = 0; i < completions.size(); i++) {
+            Objects.requireNonNull(completions.get(i), "completions[" + i + "]");
+        }
+        List<Boolean> accepted = new ArrayList<>(completions.size());
+        for (Completion c : completions) {
+            accepted.add(complete(c.jobId(), c.owner(), c.fence(), now, c.result()));
+        }
+        return List.copyOf(accepted);
+    }
 
     /**
      * Gives the lease back, if {@code owner} with {@code fence} is still the current generation

@@ -114,6 +114,26 @@ final class PostgresTransactionProtocol implements WriteProtocol {
     }
 
     @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        s.beginTransaction();
+        try {
+            List<Boolean> accepted = new ArrayList<>(completions.size());
+            for (Completion c : completions) {
+                if (lock == Lock.ADVISORY) {
+                    s.execute(advisoryLock, c.jobId());
+                }
+                accepted.add(allowed(s, statements.completeCheck(), c.jobId(), c.owner(), c.fence(), now, c.result())
+                        && s.update(statements.completeWrite(), c.jobId(), c.owner(), c.fence(), now, c.result()) == 1);
+            }
+            s.commitTransaction();
+            return accepted;
+        } catch (SQLException | RuntimeException e) {
+            s.rollbackTransactionQuietly();
+            throw e;
+        }
+    }
+
+    @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
         return inTransaction(s, id, () -> allowed(s, statements.releaseCheck(), id, owner, fence)
                 && s.update(statements.releaseWrite(), id, owner, fence) == 1);

@@ -68,6 +68,24 @@ final class Session implements AutoCloseable {
         return bind(sql, parameters).executeUpdate();
     }
 
+    /**
+     * Runs one {@code UPDATE} once per argument list, as one JDBC batch: PgJDBC sends the whole
+     * batch in one round trip instead of one per statement. Returns the rows each run changed.
+     */
+    int[] updateEach(String sql, List<Object[]> argumentLists) throws SQLException {
+        PreparedStatement statement = prepare(sql).statement();
+        try {
+            for (Object[] arguments : argumentLists) {
+                bind(sql, arguments).addBatch();
+            }
+            return statement.executeBatch();
+        } catch (SQLException | RuntimeException e) {
+            // The statement stays cached: a batch left half-built would run with the next one.
+            statement.clearBatch();
+            throw e;
+        }
+    }
+
     /** Whether the query finds a row. */
     boolean exists(String sql, Object... parameters) throws SQLException {
         try (ResultSet rows = bind(sql, parameters).executeQuery()) {

@@ -87,6 +87,18 @@ final class TransactionProtocol implements WriteProtocol {
     }
 
     @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        return inTransaction(s, () -> {
+            List<Boolean> accepted = new ArrayList<>(completions.size());
+            for (Completion c : completions) {
+                accepted.add(s.exists(statements.completeCheck(), c.jobId(), c.owner(), c.fence(), now, c.result())
+                        && s.update(statements.completeWrite(), c.jobId(), c.owner(), c.fence(), now, c.result()) == 1);
+            }
+            return accepted;
+        });
+    }
+
+    @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
         return inTransaction(s, () -> s.exists(statements.releaseCheck(), id, owner, fence)
                 && s.update(statements.releaseWrite(), id, owner, fence) == 1);

@@ -21,5 +21,11 @@ interface WriteProtocol {
 
     boolean complete(Session s, String id, String owner, long fence, double now, String result) throws SQLException;
 
+    /**
+     * Runs every completion by the rule of {@link #complete}, in list order, in one transaction
+     * that is committed only if all of them ran; the list is not empty.
+     */
+    List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException;
+
     boolean release(Session s, String id, String owner, long fence) throws SQLException;
 }

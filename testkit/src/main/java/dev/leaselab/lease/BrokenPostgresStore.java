@@ -35,6 +35,14 @@ public enum BrokenPostgresStore {
         }
     },
 
+    /** {@link BrokenStore#COMPLETE_ALL_ONE_COMMIT_EACH} on PostgreSQL: a commit per completion. */
+    COMPLETE_ALL_ONE_COMMIT_EACH("CONTRACT 20 (shared with SQLite)") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
+            return new CompletesOneCommitEach(strategy.postgresProtocol(sql));
+        }
+    },
+
     /**
      * {@code PG_ADVISORY_LOCK}'s claimNext without the job's own advisory lock and without reading
      * the job's rule again ({@link ClaimNextWithoutJobLock}), on every PostgreSQL strategy: a

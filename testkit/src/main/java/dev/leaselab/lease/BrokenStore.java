@@ -296,6 +296,35 @@ public enum BrokenStore {
     },
 
     /**
+     * completeAll with a commit per completion ({@link CompletesOneCommitEach}): the answers are
+     * right, but a batch that fails half-way leaves the completes before the failure stored.
+     */
+    COMPLETE_ALL_ONE_COMMIT_EACH("CONTRACT 20 (completeAll)") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
+            return new CompletesOneCommitEach(strategy.protocol(sql, options));
+        }
+    },
+
+    /**
+     * completeAll answers in the order it applied the completions (job-id order), not in the
+     * order the caller gave them: a worker then takes another job's answer for its own.
+     */
+    COMPLETE_ALL_ANSWERS_IN_JOB_ID_ORDER("CONTRACT 21 (completeAll)") {
+        @Override
+        LeaseStore wrap(LeaseStore store) {
+            return new ForwardingLeaseStore(store) {
+                @Override
+                public List<Boolean> completeAll(List<Completion> completions, double now) {
+                    List<Completion> sorted = new ArrayList<>(completions);
+                    sorted.sort(java.util.Comparator.comparing(Completion::jobId));
+                    return delegate.completeAll(sorted, now);
+                }
+            };
+        }
+    },
+
+    /**
      * A queue whose lock is never free: every claimNext fails as SQLite's busy past the timeout
      * does. The negative control of the drain test's bounded retry of a failed claimNext, which
      * must give up and fail instead of trying forever.

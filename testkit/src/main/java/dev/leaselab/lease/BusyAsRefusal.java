@@ -54,6 +54,12 @@ final class BusyAsRefusal implements WriteProtocol {
     }
 
     @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        return orElse(() -> delegate.completeAll(s, completions, now),
+                java.util.Collections.nCopies(completions.size(), false));
+    }
+
+    @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
         return orElse(() -> delegate.release(s, id, owner, fence), false);
     }

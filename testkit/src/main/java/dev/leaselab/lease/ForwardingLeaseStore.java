@@ -49,6 +49,11 @@ public class ForwardingLeaseStore implements LeaseStore {
     }
 
     @Override
+    public List<Boolean> completeAll(List<Completion> completions, double now) {
+        return delegate.completeAll(completions, now);
+    }
+
+    @Override
     public boolean release(String jobId, String owner, long fence) {
         return delegate.release(jobId, owner, fence);
     }

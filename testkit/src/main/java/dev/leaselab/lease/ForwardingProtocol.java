@@ -42,6 +42,11 @@ abstract class ForwardingProtocol implements WriteProtocol {
     }
 
     @Override
+    public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
+        return delegate.completeAll(s, completions, now);
+    }
+
+    @Override
     public boolean release(Session s, String id, String owner, long fence) throws SQLException {
         return delegate.release(s, id, owner, fence);
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.ClaimManyProbe;
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
@@ -319,6 +320,81 @@ public abstract class LeaseStoreContract {
         assertFalse(store.complete("j", "A", fence - 1, 110, "a0"));
         assertFalse(store.complete("missing", "A", fence, 110, "m"));
         assertEquals(new JobState("j", "A", 130, 1, null, false), stateOf(store, "j"));
+    }
+
+    // ---- completeAll ----
+
+    /**
+     * Each completion of a batch is decided by the rule of complete, whatever else is in the
+     * batch, and the answers come back in the order given (the list is not in job-id order, which
+     * the stores of this library apply it in).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void completeAllDecidesEachCompletionByTheRuleOfComplete(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        long a = claimed(store, "a", "A", 100);
+        long b = claimed(store, "b", "A", 100);
+        long c = claimed(store, "c", "A", 100);
+        long e = claimed(store, "e", "A", 100);
+        store.enqueue("d");
+        List<Boolean> accepted = store.completeAll(List.of(
+                new Completion("e", "A", e, "result-e"),
+                new Completion("b", "A", b + 1, "wrong fence"),
+                new Completion("a", "A", a, "result-a"),
+                new Completion("c", "B", c, "wrong owner"),
+                new Completion("d", "A", 1, "never claimed"),
+                new Completion("missing", "A", 1, "no such job")), 110);
+        assertEquals(List.of(true, false, true, false, false, false), accepted);
+        assertEquals(new JobState("a", "A", 130, 1, "result-a", true), stateOf(store, "a"));
+        assertEquals(new JobState("b", "A", 130, 1, null, false), stateOf(store, "b"));
+        assertEquals(new JobState("c", "A", 130, 1, null, false), stateOf(store, "c"));
+        assertEquals(new JobState("d", null, 0, 0, null, false), stateOf(store, "d"));
+        assertEquals(new JobState("e", "A", 130, 1, "result-e", true), stateOf(store, "e"));
+        assertEquals(Optional.empty(), store.state("missing"));
+        // At the exact expiry the lease is over, as for complete; a done job stays done.
+        assertEquals(List.of(false, false), store.completeAll(List.of(
+                new Completion("b", "A", b, "late"), new Completion("a", "A", a, "again")), 130));
+        assertEquals(new JobState("b", "A", 130, 1, null, false), stateOf(store, "b"));
+        assertEquals(new JobState("a", "A", 130, 1, "result-a", true), stateOf(store, "a"));
+        assertEquals(List.of(), store.completeAll(List.of(), 140));
+    }
+
+    /**
+     * A stalled worker's batch is fenced like its single completes: after another worker took the
+     * job over, the stale completion is refused wherever it stands in the batch, and of a job
+     * named twice only the first accepted completion counts.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void completeAllFencesOutAStaleHolderAndAcceptsAJobOnce(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        long stale = claimed(store, "j", "A", 100);
+        long current = store.claim("j", "B", 130, TTL).orElseThrow();
+        long k = claimed(store, "k", "B", 130);
+        assertEquals(List.of(false, true, true, false), store.completeAll(List.of(
+                new Completion("j", "A", stale, "stale"),
+                new Completion("j", "B", current, "first"),
+                new Completion("k", "B", k, "k"),
+                new Completion("j", "B", current, "second")), 140));
+        assertEquals(new JobState("j", "B", 160, current, "first", true), stateOf(store, "j"));
+        assertEquals(new JobState("k", "B", 160, k, "k", true), stateOf(store, "k"));
+    }
+
+    /** The leases of a claimNext batch, completed as one batch, through {@link Completion#of}. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void completeAllOfAClaimNextBatchEmptiesTheQueue(ContractSubject subject) {
+        LeaseStore store = open(subject);
+        IntStream.range(0, 5).forEach(i -> store.enqueue("q-" + i));
+        List<Lease> leases = store.claimNext("A", 100, TTL, 5);
+        assertEquals(5, leases.size());
+        List<Boolean> accepted = store.completeAll(leases.stream().map(l -> Completion.of(l, "done " + l.jobId())).toList(), 110);
+        assertEquals(Collections.nCopies(5, true), accepted);
+        assertEquals(List.of(), store.claimNext("B", 200, TTL, 5));
+        for (Lease lease : leases) {
+            assertEquals(new JobState(lease.jobId(), "A", 130, 1, "done " + lease.jobId(), true), stateOf(store, lease.jobId()));
+        }
     }
 
     // ---- release ----

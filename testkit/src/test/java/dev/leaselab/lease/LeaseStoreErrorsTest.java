@@ -131,6 +131,8 @@ class LeaseStoreErrorsTest {
                 bad("now", s -> s.renew("j", "A", 1, -INF, 30)),
                 bad("now", s -> s.complete("j", "A", 1, NAN, "r")),
                 bad("now", s -> s.complete("j", "A", 1, INF, "r")),
+                bad("now", s -> s.completeAll(List.of(new Completion("j", "A", 1, "r")), NAN)),
+                bad("now", s -> s.completeAll(List.of(new Completion("j", "A", 1, "r")), -INF)),
                 bad("ttl", s -> s.claimMany("j", List.of("B", "C"), 200, 0)),
                 bad("ttl", s -> s.claimMany("j", List.of("B", "C"), 200, NAN)),
                 bad("now", s -> s.claimMany("j", List.of("B", "C"), INF, 30)));
@@ -152,6 +154,9 @@ class LeaseStoreErrorsTest {
                 bad("jobId", s -> s.complete(null, "A", 1, 110, "r")),
                 bad("owner", s -> s.complete("j", null, 1, 110, "r")),
                 bad("result", s -> s.complete("j", "A", 1, 110, null)),
+                bad("completions", s -> s.completeAll(null, 110)),
+                bad("completions[1]", s -> s.completeAll(Arrays.asList(new Completion("j", "A", 1, "r"), null), 110)),
+                bad("result", s -> s.completeAll(List.of(new Completion("j", "A", 1, null)), 110)),
                 bad("jobId", s -> s.release(null, "A", 1)),
                 bad("owner", s -> s.release("j", null, 1)),
                 bad("jobId", s -> s.claimMany(null, List.of("B"), 200, 30)),
@@ -204,6 +209,8 @@ class LeaseStoreErrorsTest {
                 () -> store.claim("j", "B", 200, 30),
                 () -> store.renew("j", "A", 1, 110, 30),
                 () -> store.complete("j", "A", 1, 110, "r"),
+                () -> store.completeAll(List.of(new Completion("j", "A", 1, "r")), 110),
+                () -> store.completeAll(List.of(), 110),
                 () -> store.release("j", "A", 1),
                 () -> store.claimMany("j", List.of("B", "C"), 200, 30));
         for (Executable call : calls) {
@@ -212,6 +219,63 @@ class LeaseStoreErrorsTest {
         }
         store.close();
         assertEquals(before, db.rows());
+    }
+
+    /**
+     * A batch of completes whose last write the database refuses (a trigger that another program
+     * on the database might have installed) is a failure, and the completes before it in the
+     * batch are not stored either: one transaction, rolled back whole. Job "j" sorts before "k",
+     * so its write has run when "k"'s fails.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LockingStrategy.class)
+    void aBatchOfCompletesThatFailsHalfWayStoresNoneOfThem(LockingStrategy strategy) throws Exception {
+        seeded(strategy);
+        assertEquals(List.of(true, true), storedOnlyWhenAllSucceed(store, db));
+    }
+
+    /**
+     * The negative control of the test above: completes one after another, each its own commit, as
+     * {@link LeaseStore#completeAll}'s default does, keep the write before the failure.
+     */
+    @Test
+    void completesOneAfterAnotherAreCaughtKeepingTheWriteBeforeTheFailure() throws Exception {
+        assumeCovered(LockingStrategy.CONDITIONAL_UPDATE);
+        seeded(LockingStrategy.CONDITIONAL_UPDATE);
+        LeaseStore oneByOne = new ForwardingLeaseStore(store) {
+            @Override
+            public List<Boolean> completeAll(List<Completion> completions, double now) {
+                return completions.stream().map(c -> complete(c.jobId(), c.owner(), c.fence(), now, c.result())).toList();
+            }
+        };
+        assertEquals(List.of(true, false), storedOnlyWhenAllSucceed(oneByOne, db));
+    }
+
+    /**
+     * Installs the trigger, runs the batch, and answers whether it failed as a
+     * {@link LeaseStoreException}, and whether the stored jobs are as before it.
+     */
+    private static List<Boolean> storedOnlyWhenAllSucceed(LeaseStore store, Database db) throws Exception {
+        store.enqueue("k");
+        long k = store.claim("k", "A", 100, 30).orElseThrow();
+        switch (db.engine()) {
+            case SQLITE -> db.execute("CREATE TRIGGER refuse_boom BEFORE UPDATE OF result ON jobs WHEN NEW.result = 'boom' "
+                    + "BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
+            case POSTGRESQL -> {
+                db.execute("CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                        + "IF NEW.result = 'boom' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$");
+                db.execute("CREATE TRIGGER refuse_boom BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_boom()");
+            }
+        }
+        SortedMap<String, JobState> before = db.rows();
+        boolean failed;
+        try {
+            store.completeAll(List.of(new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "boom")), 110);
+            failed = false;
+        } catch (LeaseStoreException e) {
+            failed = true;
+        }
+        return List.of(failed, before.equals(db.rows()));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -330,6 +394,7 @@ class LeaseStoreErrorsTest {
                     () -> store.claim("j", "B", 200, 30),
                     () -> store.renew("j", "A", 1, 110, 30),
                     () -> store.complete("j", "A", 1, 110, "r"),
+                    () -> store.completeAll(List.of(new Completion("j", "A", 1, "r")), 110),
                     () -> store.release("j", "A", 1),
                     () -> store.claimMany("j", List.of("B", "C"), 200, 30));
             for (Executable write : writes) {

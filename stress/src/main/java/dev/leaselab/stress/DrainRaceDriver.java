@@ -1,6 +1,7 @@
 package dev.leaselab.stress;
 
 import dev.leaselab.lease.BrokenStore;
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
@@ -107,9 +108,13 @@ public final class DrainRaceDriver {
      * @param duplicateExecutions jobs handed out once more than once each: work that started twice
      * @param duplicateAcceptedCompletions completions accepted beyond the first of a job (0 on a correct store)
      * @param staleCompletesRefused stallers' completes after a takeover that the store refused
+     * @param completeAllCalls batches of completes sent in one completeAll
+     * @param staleRefusedInABatch of the stale completes refused, those that stood in a completeAll
+     *     next to the taker's own complete
      */
     public record DrainResult(RaceResult race, long rounds, long jobs, long duplicateExecutions,
-            long duplicateAcceptedCompletions, long staleCompletesRefused) implements DrainOutcome {
+            long duplicateAcceptedCompletions, long staleCompletesRefused, long completeAllCalls,
+            long staleRefusedInABatch) implements DrainOutcome {
 
         @Override
         public String unproven() {
@@ -126,9 +131,10 @@ public final class DrainRaceDriver {
         @Override
         public String summary() {
             return String.format(Locale.ROOT, "%d jobs in %d rounds, %d duplicate executions, %d duplicate accepted "
-                            + "completions, %d stale completes refused, %d of %d claimNext calls overlapping another thread's",
+                            + "completions, %d stale completes refused (%d of them inside a completeAll, of %d completeAll "
+                            + "calls), %d of %d claimNext calls overlapping another thread's",
                     jobs, rounds, duplicateExecutions, duplicateAcceptedCompletions, staleCompletesRefused,
-                    race.racesWithOverlap(), race.races());
+                    staleRefusedInABatch, completeAllCalls, race.racesWithOverlap(), race.races());
         }
     }
 
@@ -147,6 +153,8 @@ public final class DrainRaceDriver {
     private final List<long[]> calls = Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong operations = new AtomicLong();
     private final AtomicLong staleRefused = new AtomicLong();
+    private final AtomicLong completeAllCalls = new AtomicLong();
+    private final AtomicLong staleRefusedInABatch = new AtomicLong();
     private volatile String firstViolation;
     private volatile long opsUntilFirstViolation = -1;
 
@@ -199,8 +207,7 @@ public final class DrainRaceDriver {
         RaceResult race = new RaceResult(sut.name(), "thread-drain", calls.size(), overlaps(), operations.get(), unknown, 0, 0, 0, 0,
                 opsUntilFirstViolation, firstViolation, check, 0, 0, integrity, (System.nanoTime() - started) / 1_000_000);
         return new DrainResult(race, rounds, rounds * settings.jobsPerRound(), counts.duplicateExecutions(),
-                counts.duplicateAcceptedCompletions(),
-                staleRefused.get());
+                counts.duplicateAcceptedCompletions(), staleRefused.get(), completeAllCalls.get(), staleRefusedInABatch.get());
     }
 
     private void round(RecordedStore store, ExecutorService threads, long round) {
@@ -286,19 +293,32 @@ public final class DrainRaceDriver {
                 if (claims.isEmpty()) {
                     return;
                 }
+                // Half the batches of more than one job are completed in one completeAll, the
+                // staller's late completes of the jobs taken over standing in it next to the
+                // taker's own.
+                List<Completion> together = claims.size() > 1 && random.nextBoolean() ? new ArrayList<>() : null;
                 for (Op claim : claims) {
-                    work(store, owner, now, claim, stallInto, takeOver, random);
+                    work(store, owner, now, claim, stallInto, takeOver, random, together);
+                }
+                if (together != null && !together.isEmpty()) {
+                    completeTogether(store, owner, now, together);
                 }
             }
         };
     }
 
+    /**
+     * @param together where the completes go when the batch is completed in one completeAll;
+     *     null to complete each job at once
+     */
     private void work(RecordedStore store, String owner, double now, Op claim, Map<String, Op> stallInto, Map<String, Op> takeOver,
-                      Random random) {
+                      Random random, List<Completion> together) {
         String job = claim.job();
         if (takeOver != null) {
             Op stale = takeOver.remove(job);
-            if (stale != null) {
+            if (stale != null && together != null) {
+                together.add(new Completion(job, stale.owner(), stale.fence(), "stale-" + stale.fence()));
+            } else if (stale != null) {
                 Op late = store.complete(job, stale.owner(), stale.fence(), now, "stale-" + stale.fence());
                 operations.incrementAndGet();
                 if (late.ok()) {
@@ -324,10 +344,33 @@ public final class DrainRaceDriver {
                 return;
             }
         }
+        if (together != null) {
+            together.add(new Completion(job, owner, claim.fence(), owner + "-" + claim.fence()));
+            return;
+        }
         Op complete = store.complete(job, owner, claim.fence(), now, owner + "-" + claim.fence());
         operations.incrementAndGet();
         if (complete.outcome() == Op.Outcome.REJECTED) {
             violation("the holder's complete was refused: " + claim.describe(claim.start()) + " then " + complete.describe(claim.start()));
+        }
+    }
+
+    /** One completeAll of a worker's batch: its own completes must be accepted, a staller's refused. */
+    private void completeTogether(RecordedStore store, String owner, double now, List<Completion> together) {
+        List<Op> completes = store.completeAll(together, now);
+        operations.incrementAndGet();
+        completeAllCalls.incrementAndGet();
+        for (Op complete : completes) {
+            boolean own = complete.owner().equals(owner);
+            if (own && complete.outcome() == Op.Outcome.REJECTED) {
+                violation("the holder's complete was refused inside a completeAll: " + complete.describe(complete.start()));
+            } else if (!own && complete.ok()) {
+                violation("the staller's complete was accepted inside a completeAll, after its job was taken over:\n    "
+                        + complete.describe(complete.start()));
+            } else if (!own && complete.outcome() == Op.Outcome.REJECTED) {
+                staleRefused.incrementAndGet();
+                staleRefusedInABatch.incrementAndGet();
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.testkit.Database;
 import java.io.IOException;
@@ -17,7 +18,8 @@ import java.util.Set;
  * One worker of the {@link ProcessDrainDriver}, as the users of a job queue run them: it takes the
  * next jobs with {@code claimNext} (1 to {@link #MAX_BATCH} at a time, chosen at random), works on
  * each for a moment, renews it now and then, and completes it with a result that names the
- * worker and the fence ({@code w3:f7}). Its lease clock is the wall clock in seconds and its
+ * worker and the fence ({@code w3:f7}): job by job, or (half the batches of more than one job) the
+ * whole batch in one {@code completeAll} after its last job's work. Its lease clock is the wall clock in seconds and its
  * history is stamped with {@link HostClock}, which every JVM on the host reads alike.
  *
  * <p>While it works on a batch, a heartbeat renews every lease of the batch not yet completed each
@@ -132,6 +134,7 @@ public final class DrainWorker {
             store.state("warm-up-" + name);
             store.renew("warm-up-" + name, name, 1, HostClock.seconds(), ttl);
             store.complete("warm-up-" + name, name, 1, HostClock.seconds(), "warm-up");
+            store.completeAll(List.of(new Completion("warm-up-" + name, name, 1, "warm-up")), HostClock.seconds());
         }
     }
 
@@ -154,6 +157,9 @@ public final class DrainWorker {
         if (claims.stream().anyMatch(c -> c.fence() > 1)) {
             lastBeat = holdWhileAWorkerIsPaused(batch, lastBeat);
         }
+        // Half the batches of more than one job are completed in one completeAll once all their
+        // work is done; until then the heartbeat keeps renewing every lease of the batch.
+        boolean together = batch.size() > 1 && random.nextBoolean();
         for (Held held : batch) {
             Op claim = held.claim;
             say(holding(batch));
@@ -162,8 +168,19 @@ public final class DrainWorker {
             if (!held.lost && random.nextBoolean()) {
                 renew(held);
             }
-            store.complete(claim.job(), name, claim.fence(), HostClock.seconds(), result(name, claim.fence()));
-            held.finished = true;
+            if (!together) {
+                store.complete(claim.job(), name, claim.fence(), HostClock.seconds(), result(name, claim.fence()));
+                held.finished = true;
+            }
+        }
+        if (together) {
+            // Announced as held, so the driver may pause the worker right before the batch's
+            // one write: resumed past the leases, it sends every stale fence in one call.
+            say(holding(batch));
+            store.completeAll(batch.stream().map(h -> new Completion(h.claim.job(), name, h.claim.fence(),
+                    result(name, h.claim.fence()))).toList(), HostClock.seconds());
+            batch.forEach(h -> h.finished = true);
+            say("FREE");
         }
         return claims.size();
     }

@@ -1,5 +1,6 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
@@ -205,6 +206,53 @@ public final class RecordedStore {
         } catch (RuntimeException e) {
             throw unknown(op, e);
         }
+    }
+
+    /**
+     * Runs a completeAll and records each completion as a complete of its job over the span of the
+     * whole call, every one written as invoked before the call: a process killed inside it leaves
+     * them all of unknown outcome, which is what the caller knows of a batch that may or may not
+     * have committed.
+     *
+     * @return the completes in the order given; of unknown outcome when the call failed with a
+     *     database error
+     * @throws IllegalStateException when the store answered with another number of results than
+     *     completions: the contract's one answer per completion is broken
+     */
+    public List<Op> completeAll(List<Completion> completions, double now) {
+        List<Op> calls = new ArrayList<>(completions.size());
+        long start = clock.getAsLong();
+        for (Completion c : completions) {
+            Op op = new Op(process, seq.incrementAndGet(), Op.Kind.COMPLETE, c.jobId(), c.owner(), c.fence(), now, 0,
+                    c.result(), Op.Outcome.UNKNOWN, start, Long.MAX_VALUE);
+            sink.invoked(op);
+            calls.add(op);
+        }
+        List<Boolean> results;
+        try {
+            results = store.completeAll(completions, now);
+        } catch (LeaseStoreException e) {
+            failures.incrementAndGet();
+            lastFailure = e;
+            calls.forEach(sink::answered);
+            return calls;
+        } catch (RuntimeException e) {
+            calls.forEach(sink::answered);
+            throw e;
+        }
+        long end = clock.getAsLong();
+        if (results == null || results.size() != completions.size()) {
+            calls.forEach(sink::answered);
+            throw new IllegalStateException("completeAll of " + completions.size() + " completions answered " + results
+                    + ": one answer per completion was due");
+        }
+        List<Op> answered = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            Op op = calls.get(i).answered(results.get(i) ? Op.Outcome.OK : Op.Outcome.REJECTED, 0, end);
+            sink.answered(op);
+            answered.add(op);
+        }
+        return answered;
     }
 
     public Op release(String job, String owner, long fence) {

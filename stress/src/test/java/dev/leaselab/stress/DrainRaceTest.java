@@ -50,11 +50,14 @@ class DrainRaceTest {
         assertEquals(0, result.duplicateAcceptedCompletions(), "completions accepted twice");
         assertEquals(result.duplicateExecutions(), result.staleCompletesRefused(),
                 "every takeover is of a stalled job, whose staller's complete must have been refused");
+        assertTrue(result.staleRefusedInABatch() > 0, "no staller's complete stood in a completeAll, in "
+                + result.completeAllCalls() + " completeAll calls: the batches' fences were never tried");
         assertEquals("ok", race.integrity());
         System.out.printf("drain %s: %d rounds, %d jobs, %d claimNext calls (%d overlapping), %d duplicate executions, "
-                        + "%d duplicate accepted completions, %d stale completes refused%n", store, result.rounds(), result.jobs(),
-                race.races(), race.racesWithOverlap(), result.duplicateExecutions(), result.duplicateAcceptedCompletions(),
-                result.staleCompletesRefused());
+                        + "%d duplicate accepted completions, %d stale completes refused (%d in %d completeAll calls)%n", store,
+                result.rounds(), result.jobs(), race.races(), race.racesWithOverlap(), result.duplicateExecutions(),
+                result.duplicateAcceptedCompletions(), result.staleCompletesRefused(), result.staleRefusedInABatch(),
+                result.completeAllCalls());
     }
 
     @Test
@@ -64,16 +67,16 @@ class DrainRaceTest {
                 "ok", 1);
         RaceResult raced = new RaceResult("IMMEDIATE", "thread-drain", 10, 4, 100, 0, 0, 0, 0, 0, -1, null, clean, 0, 0,
                 "ok", 1);
-        assertTrue(new DrainRaceDriver.DrainResult(noOverlap, 1, 40, 3, 0, 3).unproven().contains("never raced"));
-        assertTrue(new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0).unproven().contains("stalls proved nothing"));
-        assertNull(new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3).unproven());
+        assertTrue(new DrainRaceDriver.DrainResult(noOverlap, 1, 40, 3, 0, 3, 0, 0).unproven().contains("never raced"));
+        assertTrue(new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0, 0, 0).unproven().contains("stalls proved nothing"));
+        assertNull(new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3, 0, 0).unproven());
 
         Verdict unproven = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
-                new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0), 1);
+                new DrainRaceDriver.DrainResult(raced, 1, 40, 0, 0, 0, 0, 0), 1);
         assertEquals(Verdict.Outcome.FAIL, unproven.outcome());
         assertTrue(unproven.detail().startsWith("no stalled job was taken over"), unproven.detail());
         Verdict passed = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
-                new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3), 1);
+                new DrainRaceDriver.DrainResult(raced, 1, 40, 3, 0, 3, 0, 0), 1);
         assertEquals(Verdict.Outcome.PASS, passed.outcome());
         assertTrue(passed.detail().startsWith("40 jobs in 1 rounds, 3 duplicate executions, 0 duplicate accepted"),
                 passed.detail());

@@ -225,13 +225,18 @@ class LeaseStoreErrorsTest {
      * A batch of completes whose last write the database refuses (a trigger that another program
      * on the database might have installed) is a failure, and the completes before it in the
      * batch are not stored either: one transaction, rolled back whole. Job "j" sorts before "k",
-     * so its write has run when "k"'s fails.
+     * so its write has run when "k"'s fails. Twice: each job once (on PostgreSQL's compare-and-set
+     * one statement), and with "j" named twice (there a transaction of one statement per completion).
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
     void aBatchOfCompletesThatFailsHalfWayStoresNoneOfThem(LockingStrategy strategy) throws Exception {
         seeded(strategy);
-        assertEquals(List.of(true, true), storedOnlyWhenAllSucceed(store, db));
+        long k = refuseBoomAndClaimK(store, db);
+        assertEquals(List.of(true, true), storedOnlyWhenAllSucceed(store, db, List.of(
+                new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "boom"))));
+        assertEquals(List.of(true, true), storedOnlyWhenAllSucceed(store, db, List.of(
+                new Completion("j", "A", 1, "fine"), new Completion("j", "A", 1, "again"), new Completion("k", "A", k, "boom"))));
     }
 
     /**
@@ -248,14 +253,13 @@ class LeaseStoreErrorsTest {
                 return completions.stream().map(c -> complete(c.jobId(), c.owner(), c.fence(), now, c.result())).toList();
             }
         };
-        assertEquals(List.of(true, false), storedOnlyWhenAllSucceed(oneByOne, db));
+        long k = refuseBoomAndClaimK(store, db);
+        assertEquals(List.of(true, false), storedOnlyWhenAllSucceed(oneByOne, db, List.of(
+                new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "boom"))));
     }
 
-    /**
-     * Installs the trigger, runs the batch, and answers whether it failed as a
-     * {@link LeaseStoreException}, and whether the stored jobs are as before it.
-     */
-    private static List<Boolean> storedOnlyWhenAllSucceed(LeaseStore store, Database db) throws Exception {
+    /** Installs a trigger that refuses the result "boom", and claims job "k" for A; returns its fence. */
+    private static long refuseBoomAndClaimK(LeaseStore store, Database db) throws Exception {
         store.enqueue("k");
         long k = store.claim("k", "A", 100, 30).orElseThrow();
         switch (db.engine()) {
@@ -267,10 +271,15 @@ class LeaseStoreErrorsTest {
                 db.execute("CREATE TRIGGER refuse_boom BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_boom()");
             }
         }
+        return k;
+    }
+
+    /** Runs the batch; answers whether it failed as a {@link LeaseStoreException}, and whether the stored jobs are as before it. */
+    private static List<Boolean> storedOnlyWhenAllSucceed(LeaseStore store, Database db, List<Completion> batch) throws Exception {
         SortedMap<String, JobState> before = db.rows();
         boolean failed;
         try {
-            store.completeAll(List.of(new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "boom")), 110);
+            store.completeAll(batch, 110);
             failed = false;
         } catch (LeaseStoreException e) {
             failed = true;

@@ -4,10 +4,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * One autocommit statement per operation, with the rule in its {@code WHERE} clause: SQLite
@@ -26,11 +24,9 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
     private final String release;
     private final String claimNext;
     private final LockingStrategy.Engine engine;
-    private final String completeAll;
 
     ConditionalUpdateProtocol(LeaseSql sql, LockingStrategy.Engine engine) {
         this.engine = engine;
-        this.completeAll = sql.completeAllInOneStatement();
         this.enqueue = sql.enqueue();
         this.claimNext = sql.claimNextInOneStatement(engine);
         this.claim = claimStatement(sql);
@@ -86,9 +82,6 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
      */
     @Override
     public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
-        if (engine == LockingStrategy.Engine.POSTGRESQL && eachJobOnce(completions)) {
-            return completeAllInOneStatement(s, completions, now);
-        }
         if (engine == LockingStrategy.Engine.SQLITE) {
             s.execute("BEGIN IMMEDIATE");
             try {
@@ -109,43 +102,6 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
             s.rollbackTransactionQuietly();
             throw e;
         }
-    }
-
-    /**
-     * On PostgreSQL a batch in which every job appears once is one statement in autocommit
-     * ({@link LeaseSql#completeAllInOneStatement}): one round trip, one plan, one commit, where the
-     * statements of a JDBC batch each cost the server a bind and an execute. Measured with
-     * {@code PeerDrainMain} on 8 threads (results/peer-complete-all-20261205).
-     */
-    private List<Boolean> completeAllInOneStatement(Session s, List<Completion> completions, double now) throws SQLException {
-        int n = completions.size();
-        String[] ids = new String[n];
-        String[] owners = new String[n];
-        long[] fences = new long[n];
-        String[] results = new String[n];
-        for (int i = 0; i < n; i++) {
-            Completion c = completions.get(i);
-            ids[i] = c.jobId();
-            owners[i] = c.owner();
-            fences[i] = c.fence();
-            results[i] = c.result();
-        }
-        Set<String> completed = new HashSet<>(s.strings(completeAll, ids, owners, fences, now, results));
-        List<Boolean> accepted = new ArrayList<>(n);
-        for (String id : ids) {
-            accepted.add(completed.contains(id));
-        }
-        return accepted;
-    }
-
-    private static boolean eachJobOnce(List<Completion> completions) {
-        Set<String> ids = new HashSet<>();
-        for (Completion c : completions) {
-            if (!ids.add(c.jobId())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

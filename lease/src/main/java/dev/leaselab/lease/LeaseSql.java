@@ -122,26 +122,6 @@ class LeaseSql {
         };
     }
 
-    /**
-     * completeAll in one statement (the PostgreSQL compare-and-set): the completions come as
-     * arrays, {@code ?1} ids, {@code ?2} owners, {@code ?3} fences and {@code ?5} results, with
-     * {@code ?4} the call's now, unnested into rows {@code c(c_id, c_owner, c_fence, c_result)}; each
-     * job's row is then updated by complete's own rule and effect, with the completion's values in
-     * place of complete's parameters. Returns the ids of the jobs it completed. Each job may appear
-     * once only: {@code UPDATE ... FROM} updates a row once, with any one of the rows it joins.
-     */
-    String completeAllInOneStatement() {
-        return "UPDATE jobs SET " + perCompletion(completeEffect())
-                + " FROM unnest(?1::text[], ?2::text[], ?3::bigint[], ?5::text[]) AS c (c_id, c_owner, c_fence, c_result)"
-                + " WHERE jobs.id = c.c_id AND (" + perCompletion(completable()) + ") RETURNING jobs.id";
-    }
-
-    /** A fragment of complete with the completion's columns in place of its parameters; {@code ?4}, now, stays. */
-    private static String perCompletion(String fragment) {
-        return fragment.replaceAll("\\?1(?!\\d)", "c.c_id").replaceAll("\\?2(?!\\d)", "c.c_owner")
-                .replaceAll("\\?3(?!\\d)", "c.c_fence").replaceAll("\\?5(?!\\d)", "c.c_result");
-    }
-
     String renewable() {
         return "owner = ?2 AND fence = ?3 AND done = 0 AND until > ?4";
     }

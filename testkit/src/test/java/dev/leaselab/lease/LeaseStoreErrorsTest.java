@@ -225,8 +225,7 @@ class LeaseStoreErrorsTest {
      * A batch of completes whose last write the database refuses (a trigger that another program
      * on the database might have installed) is a failure, and the completes before it in the
      * batch are not stored either: one transaction, rolled back whole. Job "j" sorts before "k",
-     * so its write has run when "k"'s fails. Twice: each job once (on PostgreSQL's compare-and-set
-     * one statement), and with "j" named twice (there a transaction of one statement per completion).
+     * so its write has run when "k"'s fails. Twice: each job once, and with "j" named twice.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)

@@ -143,6 +143,19 @@ final class DbSchedulerDrain {
      * @param failOn the executions (by instance id) whose no-op throws instead: none, except in the
      *     tests that prove failed executions are counted
      */
+    /**
+     * Waits (5 s at most) until HikariCP has opened every connection of the pool, which it does in
+     * the background from its start (minimum idle = size): the clock then starts with the
+     * connections open, as it does for leaselab ({@link LeaselabDrain}'s warm-up).
+     */
+    private static void awaitFullPool(HikariDataSource pool) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (pool.getHikariPoolMXBean() != null && pool.getHikariPoolMXBean().getTotalConnections() < pool.getMaximumPoolSize()
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+    }
+
     static PeerRound run(Storage storage, Settings settings, int jobs, int threads, int round, Duration deadline,
                          Predicate<String> failOn) throws InterruptedException {
         try (SchedulerDb db = SchedulerDb.create(storage); HikariDataSource pool = db.pool(settings.poolSize())) {
@@ -179,6 +192,7 @@ final class DbSchedulerDrain {
                     // Its default of 30 minutes would hold a round that failed for that long.
                     .shutdownMaxWait(Duration.ofSeconds(5));
             Scheduler scheduler = settings.apply(builder).build();
+            awaitFullPool(pool);
             long start = System.nanoTime();
             scheduler.start();
             boolean timedOut;

@@ -34,6 +34,9 @@ final class LeaselabDrain {
 
     static final double NOW = QueueBenchmark.NOW;
     static final double TTL = QueueBenchmark.TTL;
+    /** How long the workers read before the clock starts, to open the pool's connections. */
+    static final long WARM_UP_NANOS = 300_000_000;
+
     /** A worker that failed this many times in a row gives up, so that a broken store ends the round. */
     private static final int CONSECUTIVE_ERRORS_TO_GIVE_UP = 1_000;
 
@@ -88,17 +91,22 @@ final class LeaselabDrain {
 
             LeaseStore store = decorator.apply(db.store());
             ExecutionTally tally = new ExecutionTally();
+            CountDownLatch warm = new CountDownLatch(threads);
             CountDownLatch go = new CountDownLatch(1);
             AtomicLong lastCompletion = new AtomicLong(Long.MIN_VALUE);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String owner = "worker-" + t;
-                Thread worker = new Thread(() -> work(store, owner, batch, completes, tally, go, lastCompletion),
+                Thread worker = new Thread(() -> {
+                    warmUp(store, warm);
+                    work(store, owner, batch, completes, tally, go, lastCompletion);
+                },
                         "leaselab-drain-" + t);
                 worker.setDaemon(true);
                 workers.add(worker);
                 worker.start();
             }
+            warm.await();
             long start = System.nanoTime();
             go.countDown();
             long deadlineNanos = start + deadline.toNanos();
@@ -119,6 +127,26 @@ final class LeaselabDrain {
             long left = notDone(db);
             return PeerRound.of(systemName(strategy, batch, completes), storage.name(), threads, round, jobs, start, end, tally, left,
                     timedOut, prefillSeconds);
+        }
+    }
+
+    /**
+     * Reads with every worker at once for {@link #WARM_UP_NANOS} before the clock starts. The
+     * store's pool opens a connection when an operation first needs one (on PostgreSQL a new
+     * backend), while db-scheduler's pool is filled before its start ({@link DbSchedulerDrain}):
+     * so that both systems start with their connections open. (Suspected of making short
+     * PostgreSQL drains slower per job than long ones, it was not the cause: with it, 10,000 jobs
+     * at 8 threads still ran at 10-13k jobs/s and 80,000 at 20-24k, and db-scheduler's rate grows
+     * with the drain's length too; results/peer-complete-all-20261205.)
+     */
+    private static void warmUp(LeaseStore store, CountDownLatch warm) {
+        try {
+            long end = System.nanoTime() + WARM_UP_NANOS;
+            while (System.nanoTime() - end < 0) {
+                store.state("warm-up");
+            }
+        } finally {
+            warm.countDown();
         }
     }
 

@@ -87,6 +87,9 @@ final class LeaselabDrain {
                 ids[i] = "job-" + i;
             }
             db.insertJobs(ids, null, 0);
+            if (storage == Storage.POSTGRESQL) {
+                analyze(db);
+            }
             double prefillSeconds = (System.nanoTime() - prefillStart) / 1e9;
 
             LeaseStore store = decorator.apply(db.store());
@@ -135,9 +138,8 @@ final class LeaselabDrain {
      * store's pool opens a connection when an operation first needs one (on PostgreSQL a new
      * backend), while db-scheduler's pool is filled before its start ({@link DbSchedulerDrain}):
      * so that both systems start with their connections open. (Suspected of making short
-     * PostgreSQL drains slower per job than long ones, it was not the cause: with it, 10,000 jobs
-     * at 8 threads still ran at 10-13k jobs/s and 80,000 at 20-24k, and db-scheduler's rate grows
-     * with the drain's length too; results/peer-complete-all-20261205.)
+     * PostgreSQL drains slower per job than long ones, it was not the cause: the missing
+     * statistics were, see {@link #analyze}.)
      */
     private static void warmUp(LeaseStore store, CountDownLatch warm) {
         try {
@@ -216,6 +218,20 @@ final class LeaselabDrain {
         }
         lastCompletion.accumulateAndGet(System.nanoTime(), Math::max);
         return true;
+    }
+
+    /**
+     * Gives PostgreSQL's planner the statistics of the prefilled table, as autovacuum has them for
+     * a queue that has been running; db-scheduler's table gets the same ({@link DbSchedulerDrain}).
+     * Without them claimNext was planned for a table of unknown size, and a drain of 20,000 jobs at
+     * 8 threads ran at 11-13k jobs/s instead of 19-22k (results/peer-complete-all-20261205).
+     */
+    private static void analyze(BenchDb db) {
+        try (Connection c = db.borrowForSetup(); Statement s = c.createStatement()) {
+            s.execute("ANALYZE jobs");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not analyze the jobs of " + db.where(), e);
+        }
     }
 
     private static long notDone(BenchDb db) {

@@ -331,7 +331,7 @@ public final class PeerDrainMain implements Callable<Integer> {
         leaselab.put("now", LeaselabDrain.NOW);
         leaselab.put("ttl", LeaselabDrain.TTL);
         leaselab.put("poolSize", storage.options().poolSize());
-        leaselab.put("prefill", "BenchDb.insertJobs: one transaction of plain JDBC inserts, not timed");
+        leaselab.put("prefill", "BenchDb.insertJobs: one transaction of plain JDBC inserts, not timed; on PostgreSQL then ANALYZE jobs (db-scheduler: ANALYZE scheduled_tasks)");
         m.put("leaselab", leaselab);
         Map<String, Object> dbScheduler = new LinkedHashMap<>();
         dbScheduler.put("sqlite", polling.stream().map(p -> DbSchedulerDrain.describe(storage,

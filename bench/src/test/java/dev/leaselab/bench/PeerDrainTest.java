@@ -65,6 +65,38 @@ class PeerDrainTest {
         assertEquals(table, Files.readString(md));
     }
 
+    /**
+     * The same on PostgreSQL: both systems on one server (each table analyzed after its prefill),
+     * leaselab's batches completed job by job and in one completeAll.
+     */
+    @Test
+    void bothSystemsDrainEveryJobExactlyOnceOnPostgres(@TempDir Path dir) throws Exception {
+        PostgresTests.useTestServerUnlessOneIsGiven();
+        PostgresTests.require(PostgresTarget.configured().isPresent(), "no PostgreSQL server for the peer drain");
+        Path json = dir.resolve("peer-pg.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = PeerDrainMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--jobs", Integer.toString(JOBS), "--threads", "2",
+                "--rounds", "1", "--warmup-jobs", "0", "--postgres", "ONLY", "--pg-strategies", "PG_CONDITIONAL_UPDATE",
+                "--batches", "16", "--completes", "EACH,ALL", "--deadline", "20s", "--json", json.toString());
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, stderr);
+
+        JsonNode rounds = Json.read(json).get("rounds");
+        assertEquals(3, rounds.size(), stderr);
+        for (JsonNode r : rounds) {
+            String line = r.toString();
+            assertEquals("POSTGRESQL", r.get("storage").asText(), line);
+            assertEquals(JOBS, r.get("distinctRun").asLong(), line);
+            assertEquals(JOBS, r.get("acceptedCompletions").asLong(), line);
+            assertEquals(0, r.get("duplicateAccepted").asLong(), line);
+            assertEquals(0, r.get("left").asLong(), line);
+        }
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("| leaselab PG_CONDITIONAL_UPDATE batch 16 completeAll |"),
+                out.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void aDbSchedulerTaskThatThrowsShowsUpAsErrorsAndJobsLeft() throws Exception {
         // job-9, job-19, ...: 30 of the 300 executions fail; db-scheduler reschedules them for later.

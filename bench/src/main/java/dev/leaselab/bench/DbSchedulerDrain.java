@@ -266,6 +266,17 @@ final class DbSchedulerDrain {
             return db;
         }
 
+        /**
+         * The database of another process's {@link #create}: the file or schema that
+         * {@link #location()} named there, with its table. Closing it leaves them alone.
+         */
+        static SchedulerDb attach(Storage storage, String location) {
+            return storage.engine() == Engine.SQLITE ? new SqliteDb(storage, Path.of(location)) : new PostgresDb(location);
+        }
+
+        /** Where the database is, for {@link #attach} in another process: the SQLite file or the PostgreSQL schema. */
+        abstract String location();
+
         abstract Connection connect() throws SQLException;
 
         abstract Connection connectForSetup() throws SQLException;
@@ -310,6 +321,7 @@ final class DbSchedulerDrain {
 
     private static final class SqliteDb extends SchedulerDb {
         private final Storage storage;
+        /** The directory this object created and removes on close; null for an attached file. */
         private final Path dir;
         private final Path file;
 
@@ -321,6 +333,17 @@ final class DbSchedulerDrain {
                 throw new UncheckedIOException("could not create a directory for db-scheduler's database", e);
             }
             this.file = dir.resolve("db-scheduler.db");
+        }
+
+        SqliteDb(Storage storage, Path file) {
+            this.storage = storage;
+            this.dir = null;
+            this.file = file;
+        }
+
+        @Override
+        String location() {
+            return file.toString();
         }
 
         @Override
@@ -363,13 +386,32 @@ final class DbSchedulerDrain {
 
         @Override
         public void close() {
-            SqliteBenchDb.deleteDirectory(dir);
+            if (dir != null) {
+                SqliteBenchDb.deleteDirectory(dir);
+            }
         }
     }
 
     private static final class PostgresDb extends SchedulerDb {
         private final PostgresTarget server = PostgresTarget.require();
-        private final String schema = server.createSchema();
+        private final String schema;
+        /** Whether this object created the schema, and so drops it on close. */
+        private final boolean owned;
+
+        PostgresDb() {
+            this.schema = server.createSchema();
+            this.owned = true;
+        }
+
+        PostgresDb(String schema) {
+            this.schema = schema;
+            this.owned = false;
+        }
+
+        @Override
+        String location() {
+            return schema;
+        }
 
         @Override
         Connection connect() throws SQLException {
@@ -411,7 +453,9 @@ final class DbSchedulerDrain {
 
         @Override
         public void close() {
-            server.dropSchema(schema);
+            if (owned) {
+                server.dropSchema(schema);
+            }
         }
     }
 

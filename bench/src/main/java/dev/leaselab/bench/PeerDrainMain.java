@@ -51,6 +51,12 @@ public final class PeerDrainMain implements Callable<Integer> {
     /** Exit code when a round was not clean: a job ran twice, was not completed, or something failed. */
     public static final int UNCLEAN = 1;
 
+    /** How the zombie trials stall the worker that holds the job. */
+    enum ZombieStall {
+        SIGSTOP,
+        IN_JVM
+    }
+
     /** Whether PostgreSQL is measured. */
     enum PostgresMode {
         /** When a server is given ({@code LEASELAB_POSTGRES_URL} or {@code -Dleaselab.postgres.url}). */
@@ -114,6 +120,10 @@ public final class PeerDrainMain implements Callable<Integer> {
             description = "after the drains, this many zombie trials per system and storage (PeerZombie): a worker stalls "
                     + "past its lease or heartbeats, another takes the job over, the stalled one completes late (default: ${DEFAULT-VALUE})")
     int zombieTrials;
+    @Option(names = "--zombie-stall", defaultValue = "SIGSTOP",
+            description = "how the zombie stalls: SIGSTOP (a worker in a child JVM stopped by kill -STOP while it works on "
+                    + "the job, ProcessZombie) or IN_JVM (an explicit clock, a latched task, PeerZombie) (default: ${DEFAULT-VALUE})")
+    ZombieStall zombieStall;
     @Option(names = "--out", description = "also write the Markdown table to this file")
     Path out;
     @Option(names = "--json", description = "write the settings, every round and the summaries to this file")
@@ -203,11 +213,13 @@ public final class PeerDrainMain implements Callable<Integer> {
         if (zombieTrials > 0) {
             for (Storage s : storages) {
                 for (LockingStrategy strategy : s.engine() == Engine.SQLITE ? strategies : pgStrategies) {
-                    zombies.add(PeerZombie.leaselab(strategy, s, zombieTrials));
+                    zombies.add(zombieStall == ZombieStall.SIGSTOP ? ProcessZombie.leaselab(strategy, s, zombieTrials, null)
+                            : PeerZombie.leaselab(strategy, s, zombieTrials));
                 }
-                zombies.add(PeerZombie.dbScheduler(s, zombieTrials));
+                zombies.add(zombieStall == ZombieStall.SIGSTOP ? ProcessZombie.dbScheduler(s, zombieTrials)
+                        : PeerZombie.dbScheduler(s, zombieTrials));
             }
-            StringBuilder z = new StringBuilder("\n| storage | system | zombie trials | work ran twice | late completion accepted "
+            StringBuilder z = new StringBuilder("\nZombie trials, stalled by " + zombieStall + ":\n\n| storage | system | zombie trials | work ran twice | late completion accepted "
                     + "| late completion refused | errors |\n|---|---|---:|---:|---:|---:|---:|\n");
             for (PeerZombie.Result r : zombies) {
                 err.println(r.line());
@@ -317,6 +329,8 @@ public final class PeerDrainMain implements Callable<Integer> {
         m.put("threads", threads);
         m.put("rounds", rounds);
         m.put("warmupJobs", warmupJobs);
+        m.put("zombieTrials", zombieTrials);
+        m.put("zombieStall", zombieStall.name());
         m.put("order", "every round runs each system once: listed order on odd rounds, reversed on even rounds");
         m.put("storages", storages.stream().map(Storage::name).toList());
         m.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.ForwardingLeaseStore;
 import dev.leaselab.lease.LeaseStoreException;
@@ -95,6 +96,38 @@ class PeerDrainTest {
         }
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("| leaselab PG_CONDITIONAL_UPDATE batch 16 completeAll |"),
                 out.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The zombie comparison with a real stall: each system's worker is stopped by SIGSTOP in a
+     * child JVM while it works on the job, the job is taken over, and the resumed worker's late
+     * completion must be refused, on SQLite and on PostgreSQL.
+     */
+    @Test
+    void aWorkerStoppedBySigstopRunsTheJobTwiceButCannotCompleteIt() {
+        PostgresTests.useTestServerUnlessOneIsGiven();
+        PostgresTests.require(PostgresTarget.configured().isPresent(), "no PostgreSQL server for the zombie trials");
+        List<PeerZombie.Result> results = List.of(
+                ProcessZombie.leaselab(LockingStrategy.CONDITIONAL_UPDATE, Storage.WAL_NORMAL, 1, null),
+                ProcessZombie.dbScheduler(Storage.WAL_NORMAL, 1),
+                ProcessZombie.leaselab(LockingStrategy.PG_CONDITIONAL_UPDATE, Storage.POSTGRESQL, 1, null),
+                ProcessZombie.dbScheduler(Storage.POSTGRESQL, 1));
+        for (PeerZombie.Result r : results) {
+            assertEquals(0, r.errors(), r.line());
+            assertEquals(1, r.workRanTwice(), r.line());
+            assertEquals(0, r.lateCompletionAccepted(), r.line());
+            assertEquals(1, r.lateCompletionRefused(), r.line());
+        }
+    }
+
+    /** The negative control: a store whose complete checks no owner or fence accepts the stopped worker's late completion. */
+    @Test
+    void aStoreWithoutTheFenceCheckAcceptsTheStoppedWorkersLateCompletion() {
+        PeerZombie.Result r = ProcessZombie.leaselab(LockingStrategy.CONDITIONAL_UPDATE, Storage.WAL_NORMAL, 1,
+                BrokenStore.COMPLETE_WITHOUT_FENCE_CHECK);
+
+        assertEquals(0, r.errors(), r.line());
+        assertEquals(1, r.lateCompletionAccepted(), r.line());
     }
 
     @Test

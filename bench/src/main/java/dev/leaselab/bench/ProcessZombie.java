@@ -33,17 +33,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The zombie comparison of {@link PeerDrainMain} with a real stall ({@code --zombie-stall SIGSTOP},
  * the default): the worker that holds the job runs in a child JVM ({@link ZombieChild}) and is
  * stopped with {@code kill -STOP} while it works on the job, as a process frozen by the kernel, a
- * debugger or a long GC pause is. While it is stopped, a worker in this JVM takes the job over, runs
- * it again and completes it; then the child gets {@code kill -CONT}, finishes its work and completes
- * too. Counted per system, as in {@link PeerZombie}: trials in which the work ran twice, and trials
- * in which the stopped worker's late completion was accepted (must be 0).
+ * debugger or a long GC pause is. While it is stopped, a worker in this JVM takes the job over and
+ * starts on it again; then the child gets {@code kill -CONT}, finishes its work and completes late,
+ * while the rescuer still works; the rescuer completes last. Counted per system, as in
+ * {@link PeerZombie}: trials in which the work ran twice, and trials in which the stopped worker's
+ * late completion was accepted (must be 0).
  *
  * <p>leaselab: a lease of {@link #LEASE_SECONDS} on the wall clock; the rescuer claims with
  * {@code claimNext} once the lease has run out and completes; the child's late {@code complete}
  * carries its old fence. db-scheduler: both schedulers beat every {@link #HEARTBEAT} with
  * {@link #MISSED_HEARTBEATS} missed beats allowed (db-scheduler's minimum), so the rescuer finds the
- * stopped one's execution dead about 400 ms after its last beat, revives it, runs and completes it
- * (deleting the row); the child's late completion then finds the row gone.
+ * stopped one's execution dead about 400 ms after its last beat and runs it again; the child's late
+ * completion then deletes with the version it picked, which the rescuer's pick has moved on.
  */
 final class ProcessZombie {
 

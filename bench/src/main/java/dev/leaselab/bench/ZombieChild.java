@@ -32,9 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code LATE true|false}, the store's answer;
  *   <li>db-scheduler ({@code db-scheduler location storage}): a scheduler with one thread whose
  *       heartbeat beats every 100 ms, as a live process's does; its task prints {@code RUNNING}
- *       and works for {@link #WORK_MILLIS}. When the execution completes it prints
- *       {@code LATE OK|FAILED}, then every error event of its scheduler ({@code EVENT type}) and
- *       {@code DONE}.
+ *       and works for {@link #WORK_MILLIS}. It prints each error event of its scheduler as it
+ *       comes ({@code EVENT type}), {@code LATE OK|FAILED} when the execution completes, and
+ *       {@code DONE} 300 ms after that.
  * </ul>
  * The parent stops the child as soon as it reads {@code HOLD} or {@code RUNNING}, so the work
  * outlasts the lease or the heartbeats only because the process was stopped.

@@ -101,7 +101,7 @@ public final class BenchMain implements Callable<Integer> {
         @Spec
         CommandSpec spec;
         @Option(names = "--profile", defaultValue = "quick",
-                description = "quick (16 min on 2 cores with PostgreSQL), full (hours: --dry-run), gate (what CI compares, about 2 min) or smoke")
+                description = "quick (14-16 min on 2 cores with PostgreSQL), full (hours: --dry-run), gate (what CI compares, about 2 min) or smoke")
         String profile;
         @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
         Path output;

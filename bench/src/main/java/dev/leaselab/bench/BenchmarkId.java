@@ -21,6 +21,8 @@ enum BenchmarkId {
     QUEUE_ONE(QueueBenchmark.class, "one", true),
     /** claimNext of up to 16 jobs, then a complete for each. */
     QUEUE_BATCH(QueueBenchmark.class, "batch", true),
+    /** claimNext of up to 16 jobs, then one completeAll for them. */
+    QUEUE_BATCH_ALL(QueueBenchmark.class, "batchAll", true),
     /** The plain UPDATE that every strategy is reported against; it has no strategy parameter. */
     FLOOR(FloorBenchmark.class, "update", false);
 

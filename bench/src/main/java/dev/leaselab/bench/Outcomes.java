@@ -223,6 +223,12 @@ public class Outcomes {
         boolean call(Lease lease);
     }
 
+    /** What a worker does with every job it was handed at once: each completion's answer, in their order. */
+    @FunctionalInterface
+    interface LeasesCall {
+        List<Boolean> call(List<Lease> leases);
+    }
+
     /** A plain JDBC update: the number of rows it changed. */
     @FunctionalInterface
     interface UpdateCall {
@@ -311,16 +317,9 @@ public class Outcomes {
      * @return the jobs finished, or -1 when the claimNext failed
      */
     int drained(NextCall next, LeaseCall work) {
-        List<Lease> leases;
-        try {
-            leases = next.call();
-        } catch (LeaseStoreException e) {
-            failed++;
-            return -1;
-        }
-        if (leases.isEmpty()) {
-            lost++;
-            return 0;
+        List<Lease> leases = handedOut(next);
+        if (leases == null || leases.isEmpty()) {
+            return leases == null ? -1 : 0;
         }
         int finished = 0;
         for (Lease lease : leases) {
@@ -339,6 +338,53 @@ public class Outcomes {
             }
         }
         return finished;
+    }
+
+    /**
+     * Runs one turn of a queue worker that completes its jobs in one call ({@code completeAll}):
+     * {@code next} as in {@link #drained}; then each job is {@code won} or {@code refused} by its
+     * completion's answer, and a {@link LeaseStoreException} from the one call is {@code failed}
+     * once per job, since none of them was completed.
+     *
+     * @return the jobs finished, or -1 when the claimNext failed
+     */
+    int drainedTogether(NextCall next, LeasesCall finish) {
+        List<Lease> leases = handedOut(next);
+        if (leases == null || leases.isEmpty()) {
+            return leases == null ? -1 : 0;
+        }
+        List<Boolean> answers;
+        try {
+            answers = finish.call(leases);
+        } catch (LeaseStoreException e) {
+            failed += leases.size();
+            return 0;
+        }
+        int finished = 0;
+        for (boolean accepted : answers) {
+            if (accepted) {
+                won++;
+                finished++;
+            } else {
+                refused++;
+            }
+        }
+        return finished;
+    }
+
+    /** The claimNext of a queue turn: its leases, or null when it failed; an empty queue counts {@code lost}. */
+    private List<Lease> handedOut(NextCall next) {
+        List<Lease> leases;
+        try {
+            leases = next.call();
+        } catch (LeaseStoreException e) {
+            failed++;
+            return null;
+        }
+        if (leases.isEmpty()) {
+            lost++;
+        }
+        return leases;
     }
 
     /**

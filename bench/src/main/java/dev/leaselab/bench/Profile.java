@@ -6,6 +6,7 @@ import static dev.leaselab.bench.BenchmarkId.CYCLE;
 import static dev.leaselab.bench.BenchmarkId.FLOOR;
 import static dev.leaselab.bench.BenchmarkId.PAIRED;
 import static dev.leaselab.bench.BenchmarkId.QUEUE_BATCH;
+import static dev.leaselab.bench.BenchmarkId.QUEUE_BATCH_ALL;
 import static dev.leaselab.bench.BenchmarkId.QUEUE_ONE;
 import static dev.leaselab.bench.BenchmarkId.RENEW;
 
@@ -34,12 +35,13 @@ import org.openjdk.jmh.annotations.Mode;
  * reverse) is not a benchmark, and {@link Step} refuses it.
  *
  * <ul>
- *   <li>{@code quick}: the matrix thinned to 16 minutes on two cores with PostgreSQL (950-960 s in
- *       five runs at commit 40bf80a, open loop and processes included): every SQLite strategy
+ *   <li>{@code quick}: the matrix thinned to 14-16 minutes on two cores with PostgreSQL (950-960 s in
+ *       five runs at commit 40bf80a, 849 s from a clean clone at 6a8e7dd with the multi-process runs
+ *       paired; open loop and processes included): every SQLite strategy
  *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
  *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
  *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,
- *       complete, the worker cycle and the queue ({@code QueueBenchmark}, one job and 16 per call)
+ *       complete, the worker cycle and the queue ({@code QueueBenchmark}, one job and 16 per call, the 16 completed one by one and in one {@code completeAll})
  *       for every SQLite strategy at 8 threads on WAL + NORMAL;
  *       latency percentiles of the hot job at 8 threads. PostgreSQL: the floor and the hot job at
  *       1 and 8 threads, renew, complete, the worker cycle and the queue at 8 threads, and the hot job's
@@ -418,7 +420,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 1, wal, strategies));
                 steps.add(new Step(FLOOR, Mode.Throughput, 8, walNormal, strategies));
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 8, walNormal, strategies));
-                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH, QUEUE_BATCH_ALL)) {
                     steps.add(new Step(b, Mode.Throughput, 8, walNormal, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, walNormal, strategies));
@@ -430,7 +432,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                     steps.add(new Step(FLOOR, Mode.Throughput, threads, pg, strategies));
                     steps.add(new Step(CLAIM_HOT, Mode.Throughput, threads, pg, strategies));
                 }
-                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH)) {
+                for (BenchmarkId b : List.of(RENEW, COMPLETE, CYCLE, QUEUE_ONE, QUEUE_BATCH, QUEUE_BATCH_ALL)) {
                     steps.add(new Step(b, Mode.Throughput, 8, pg, strategies));
                 }
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 8, pg, strategies));

@@ -1,6 +1,9 @@
 package dev.leaselab.bench;
 
+import dev.leaselab.lease.Completion;
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,7 +23,8 @@ import org.openjdk.jmh.infra.IterationParams;
 /**
  * The store as a queue: every thread takes the next free job with {@code claimNext} and completes
  * it, all threads on one queue that is filled before each iteration. {@link #one} takes one job per
- * call, {@link #batch} up to {@value #BATCH}. The report's throughput counts {@code won}, the jobs
+ * call, {@link #batch} up to {@value #BATCH} and completes them one by one, {@link #batchAll} takes
+ * as many and completes them in one {@code completeAll} (one transaction, one commit). The report's throughput counts {@code won}, the jobs
  * completed, so both methods are in jobs per second (JMH's own score counts calls). A call that
  * finds the queue empty is {@code lost} and refills it (counted in the tally as a refill), a
  * refused completion is {@code refused}, an exception {@code failed}. Run:
@@ -108,11 +112,23 @@ public class QueueBenchmark {
 
         int drain(Outcomes o, int max) {
             o.mark();
-            int finished = o.drained(() -> {
-                var leases = store.claimNext(o.owner(), NOW, TTL, max);
-                handedOut.addAndGet(leases.size());
-                return leases;
-            }, lease -> store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok"));
+            return refillIfDry(o, o.drained(() -> next(o, max),
+                    lease -> store.complete(lease.jobId(), lease.owner(), lease.fence(), NOW, "ok")));
+        }
+
+        int drainTogether(Outcomes o, int max) {
+            o.mark();
+            return refillIfDry(o, o.drainedTogether(() -> next(o, max), leases -> store.completeAll(
+                    leases.stream().map(l -> new Completion(l.jobId(), l.owner(), l.fence(), "ok")).toList(), NOW)));
+        }
+
+        private List<Lease> next(Outcomes o, int max) {
+            List<Lease> leases = store.claimNext(o.owner(), NOW, TTL, max);
+            handedOut.addAndGet(leases.size());
+            return leases;
+        }
+
+        private int refillIfDry(Outcomes o, int finished) {
             if (finished == 0) {
                 refill(o);
             }
@@ -130,5 +146,11 @@ public class QueueBenchmark {
     @Benchmark
     public int batch(Queue queue, Outcomes o) {
         return queue.drain(o, BATCH);
+    }
+
+    /** Up to {@value #BATCH} jobs per call: {@code claimNext(owner, now, ttl, 16)}, then one {@code completeAll} of them. */
+    @Benchmark
+    public int batchAll(Queue queue, Outcomes o) {
+        return queue.drainTogether(o, BATCH);
     }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leaselab.lease.Completion;
+import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
@@ -75,6 +77,8 @@ class AccountingTest {
     static final String QUEUE_REFUSED = "a queue turn whose complete is refused (wrong fence)";
     static final String QUEUE_UNDER_LOCK = "a queue turn while another connection holds the write lock";
     static final String QUEUE_BUG = "a queue turn whose call throws something other than LeaseStoreException";
+    static final String QUEUE_TOGETHER_ONE_REFUSED = "a queue turn completed in one completeAll, one of its two completions refused (wrong fence)";
+    static final String QUEUE_TOGETHER_UNDER_LOCK = "a queue turn whose one completeAll meets another connection's write lock";
     static final String FLOOR_UPDATE = "the floor's update of its row";
     static final String FLOOR_MISSING_ROW = "the floor's update of a missing row";
     static final String FLOOR_UNDER_LOCK = "the floor's update while another connection holds the write lock";
@@ -263,6 +267,29 @@ class AccountingTest {
                 throw new IllegalStateException("a bug in the benchmark");
             }, lease -> true), QUEUE_BUG + ": a bug is not a measurement, it must propagate");
             expect(QUEUE_BUG, queueBug, 0, 0, 0, 0);
+
+            // drainedTogether: QueueBenchmark.batchAll's turn, the jobs completed in one call
+            o = outcomes.get();
+            store.enqueue("t1");
+            store.enqueue("t2");
+            assertEquals(1, o.drainedTogether(() -> store.claimNext("me", NOW, TTL, 2), leases -> store.completeAll(List.of(
+                    new Completion(leases.get(0).jobId(), "me", leases.get(0).fence(), "ok"),
+                    new Completion(leases.get(1).jobId(), "me", leases.get(1).fence() + 1, "ok")), NOW)),
+                    QUEUE_TOGETHER_ONE_REFUSED);
+            expect(QUEUE_TOGETHER_ONE_REFUSED, o, 1, 0, 1, 0);
+            counted.add(o);
+
+            Outcomes lockedTogether = outcomes.get();
+            store.enqueue("t3");
+            store.enqueue("t4");
+            List<Lease> held = store.claimNext("me", NOW, TTL, 2);
+            assertEquals(2, held.size(), QUEUE_TOGETHER_UNDER_LOCK + ": two jobs handed out before the lock");
+            int together = underWriteLock(queueFile, () -> lockedTogether.drainedTogether(() -> held, leases -> store.completeAll(
+                    leases.stream().map(l -> new Completion(l.jobId(), l.owner(), l.fence(), "ok")).toList(), NOW)));
+            expect(QUEUE_TOGETHER_UNDER_LOCK, lockedTogether, 0, 0, 0, 2);
+            assertEquals(0, together, QUEUE_TOGETHER_UNDER_LOCK);
+            assertEquals(false, store.state("t3").orElseThrow().done(), QUEUE_TOGETHER_UNDER_LOCK + ": nothing was completed");
+            counted.add(lockedTogether);
         }
 
         // updated: FloorBenchmark's statement on a plain connection with the storage's settings

@@ -43,6 +43,33 @@ enum BrokenAccounting {
         }
     },
 
+    /** A completeAll that failed counted once, as if it were one job: the batch's other jobs vanish from the counts. */
+    FAILED_COMPLETE_ALL_COUNTED_ONCE(AccountingTest.QUEUE_TOGETHER_UNDER_LOCK) {
+        @Override
+        Outcomes outcomes() {
+            return new Outcomes() {
+                @Override
+                int drainedTogether(NextCall next, LeasesCall finish) {
+                    List<Lease> leases = next.call();
+                    int finished = 0;
+                    try {
+                        for (boolean accepted : finish.call(leases)) {
+                            if (accepted) {
+                                won++;
+                                finished++;
+                            } else {
+                                refused++;
+                            }
+                        }
+                    } catch (LeaseStoreException e) {
+                        failed++;
+                    }
+                    return finished;
+                }
+            };
+        }
+    },
+
     /** A store that gave up (busy past the timeout) would show as throughput. */
     FAILED_CLAIM_COUNTS_AS_WON(AccountingTest.CLAIM_UNDER_LOCK) {
         @Override

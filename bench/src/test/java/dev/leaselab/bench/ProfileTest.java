@@ -80,25 +80,25 @@ class ProfileTest {
                 "FloorBenchmark.update thrpt 1", "FloorBenchmark.update thrpt 8",
                 "ClaimBenchmark.hotJob thrpt 1", "ClaimBenchmark.hotJob thrpt 8",
                 "RenewBenchmark.renew thrpt 8", "CompleteBenchmark.complete thrpt 8", "WorkerCycleBenchmark.cycle thrpt 8",
-                "QueueBenchmark.one thrpt 8", "QueueBenchmark.batch thrpt 8",
+                "QueueBenchmark.one thrpt 8", "QueueBenchmark.batch thrpt 8", "QueueBenchmark.batchAll thrpt 8",
                 "ClaimBenchmark.hotJob sample 8", "PairedClaimBenchmark.slice thrpt 8")), pg);
         int sqlite = LockingStrategy.of(Engine.SQLITE).size();
         int postgres = LockingStrategy.of(PG).size();
-        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle, the two queues + latency)
+        // 2 floors + every strategy x (2 hot-job thread counts + renew, complete, cycle, the three queues + latency)
         // + every strategy paired, in three forks
-        assertEquals(2 + postgres * 8 + postgres * 3, quick.forkRuns(PG));
-        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 7 at 8 threads,
+        assertEquals(2 + postgres * 9 + postgres * 3, quick.forkRuns(PG));
+        // 2 floors + every strategy x 2 storages at 1 thread, 1 floor + every strategy x 8 at 8 threads,
         // and every strategy paired on both WAL storages, in three forks
-        assertEquals(2 + sqlite * 2 + 1 + sqlite * 7 + sqlite * 2 * 3, quick.forkRuns(Engine.SQLITE));
+        assertEquals(2 + sqlite * 2 + 1 + sqlite * 8 + sqlite * 2 * 3, quick.forkRuns(Engine.SQLITE));
         int pairedForks = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
                 .mapToInt(s -> s.combinations() * s.timingIn(quick).forks()).sum();
         // and the open loop: per SQLite strategy a JVM of 0.5 s warmup, 2 s calibration, and two loads of 0.5 + 2 s
         double openLoop = LockingStrategy.of(Engine.SQLITE).size() * (0.5 + 2 + 2 * (0.5 + 2) + OpenLoopStep.JVM_SECONDS);
-        // and the queue (QueueBenchmark.one and .batch), two more forks per strategy at 8 threads
+        // and the queue (QueueBenchmark.one, .batch and .batchAll), three more forks per strategy at 8 threads
         double queueForkSeconds = (quick.warmupIterations() * (quick.warmupMillis() + 2 * quick.referenceMillis())
                 + quick.measurementIterations() * (quick.measurementMillis() + 2 * quick.referenceMillis())) / 1000.0
                 + Profile.FORK_OVERHEAD_SECONDS;
-        double queue = LockingStrategy.values().length * 2 * queueForkSeconds;
+        double queue = LockingStrategy.values().length * 3 * queueForkSeconds;
         // and the processes: every SQLite strategy paired with the floor and open (at 0.5), in 1 and 4
         // processes on both WAL storages, 0.5 + 1.5 s each and 1 s for the worker JVMs; the same for
         // every PostgreSQL strategy
@@ -159,8 +159,8 @@ class ProfileTest {
     void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
         Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
         p.steps().forEach(s -> assertEquals(PG, s.engine(), s.describe()));
-        // the 2 PostgreSQL floors + the 8 other PostgreSQL steps + the paired one's 3 forks, of the one strategy kept
-        assertEquals(2 + 8 + 3, p.forkRuns());
+        // the 2 PostgreSQL floors + the 9 other PostgreSQL steps + the paired one's 3 forks, of the one strategy kept
+        assertEquals(2 + 9 + 3, p.forkRuns());
     }
 
     @Test

@@ -42,7 +42,7 @@ import java.util.stream.IntStream;
  * once, with the result of its one accepted complete, no fence handed out twice, no stale write
  * accepted; and a SQLite file must pass {@code PRAGMA integrity_check}. A run proves nothing if no
  * two workers' claimNext calls met in time or no pause led to a stale write that was refused: it
- * says so ({@link DrainResult#unproven()}), and a correct store's verdict is then a failure.
+ * says so ({@link DrainResult#unproven()}), and a correct store's verdict is then inconclusive.
  */
 public final class ProcessDrainDriver {
 

@@ -100,8 +100,11 @@ public record Verdict(String store, String check, boolean control, long races, l
     /**
      * Judges a drain run, of threads or of processes, as {@link #of} does, and more: a correct
      * store's run that proved nothing ({@link DrainOutcome#unproven()}: no claimNext calls of
-     * different workers met, or no stall or pause led to a refused stale write) fails, with why. A
-     * pass names the run's figures.
+     * different workers met, or no stall or pause led to a refused stale write) is inconclusive,
+     * with why, so that the run races it again with a new seed and a run whose every attempt proved
+     * nothing does not pass (a clean-clone CI run had one SIGSTOP pause of the smoke's PG_ROW_LOCK
+     * process drain end with no write of the paused worker after its job was taken over: that is
+     * a race that did not happen, not a violation). A pass names the run's figures.
      */
     static Verdict ofDrain(StoreUnderTest store, DrainOutcome result, long minOverlap) {
         Verdict verdict = of(store, result.race(), minOverlap);
@@ -110,7 +113,7 @@ public record Verdict(String store, String check, boolean control, long races, l
         }
         String unproven = result.unproven();
         if (unproven != null) {
-            return verdict.with(Outcome.FAIL, unproven + "; " + result.summary());
+            return verdict.with(Outcome.INCONCLUSIVE, unproven + "; " + result.summary());
         }
         return verdict.with(verdict.outcome(), result.summary() + "; " + verdict.detail());
     }

@@ -24,8 +24,9 @@ import org.openjdk.jmh.infra.IterationParams;
  * The store as a queue: every thread takes the next free job with {@code claimNext} and completes
  * it, all threads on one queue that is filled before each iteration. {@link #one} takes one job per
  * call, {@link #batch} up to {@value #BATCH} and completes them one by one, {@link #batchAll} takes
- * as many and completes them in one {@code completeAll} (one transaction, one commit). The report's throughput counts {@code won}, the jobs
- * completed, so both methods are in jobs per second (JMH's own score counts calls). A call that
+ * as many and completes them in one {@code completeAll} (one transaction, one commit). The report's
+ * throughput counts {@code won}, the jobs completed, so all three methods are in jobs per second
+ * (JMH's own score counts calls). A call that
  * finds the queue empty is {@code lost} and refills it (counted in the tally as a refill), a
  * refused completion is {@code refused}, an exception {@code failed}. Run:
  * <pre>

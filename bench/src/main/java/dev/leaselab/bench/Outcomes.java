@@ -330,12 +330,7 @@ public class Outcomes {
                 failed++;
                 continue;
             }
-            if (accepted) {
-                won++;
-                finished++;
-            } else {
-                refused++;
-            }
+            finished += completion(accepted);
         }
         return finished;
     }
@@ -362,14 +357,19 @@ public class Outcomes {
         }
         int finished = 0;
         for (boolean accepted : answers) {
-            if (accepted) {
-                won++;
-                finished++;
-            } else {
-                refused++;
-            }
+            finished += completion(accepted);
         }
         return finished;
+    }
+
+    /** Counts a completion's answer, {@code won} or {@code refused}; returns the jobs it finished (1 or 0). */
+    private int completion(boolean accepted) {
+        if (accepted) {
+            won++;
+            return 1;
+        }
+        refused++;
+        return 0;
     }
 
     /** The claimNext of a queue turn: its leases, or null when it failed; an empty queue counts {@code lost}. */

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# GROUP_COMMIT 8 threads, open loop: at 0.5 of each jar's own closed loop, and at one rate for both
+# (30,000/s WAL_NORMAL, 13,000/s WAL_FULL); the committed jar (park) and the change (yield), alternated
+cd /tmp/gcy
+for round in 1 2; do
+  for j in park:/tmp/gcjars/park-71975a0.jar yield:/tmp/gcjars/yield-final.jar; do
+    n=${j%%:*}; jar=${j#*:}
+    for st in WAL_NORMAL:30000 WAL_FULL:13000; do
+      s=${st%%:*}; r=${st##*:}
+      java -cp $jar dev.leaselab.bench.OpenLoopMain --strategy GROUP_COMMIT --storage $s --threads 8 --load 0.5 --duration 10s --json ol-$n-$s-load-$round.json > ol-$n-$s-load-$round.log 2>&1
+      java -cp $jar dev.leaselab.bench.OpenLoopMain --strategy GROUP_COMMIT --storage $s --threads 8 --rate $r --duration 10s --json ol-$n-$s-rate-$round.json > ol-$n-$s-rate-$round.log 2>&1
+      echo "$round $n $s $(date -u +%T)"
+    done
+  done
+done

@@ -278,7 +278,7 @@ final class GroupCommitProtocol implements WriteProtocol {
         }
 
         /**
-         * Parks until the writers of the last batch have queued again (the last of them wakes it),
+         * Waits until the writers of the last batch have queued again (the last of them wakes it),
          * or until the commits they would save have had their time: a writer that stopped writing
          * costs the next batch that wait once, and then is not expected. It yields first, for at
          * most {@link #YIELD_NANOS}, then parks. Yielding or parking, not spinning, leaves the CPU

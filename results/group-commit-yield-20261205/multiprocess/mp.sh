@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # GROUP_COMMIT across processes, park (0) vs yield (300 us), paired against the floor, jittered busy wait
-cd /tmp/gcruns/mp
-J=/tmp/gcjars/yield.jar   # built from variants/yield-experiment.patch; the GC_* variables set its bounds
+# JAR: bench/target/benchmarks.jar built from 71975a0 with ../variants/yield-experiment.patch applied
+# (its GC_* variables set the bounds). OUT: where the runs go (default: the current directory).
+set -u
+cd "${OUT:-.}"
+J=$JAR
 for round in 1 2; do
   for v in park:0 yield:300000; do
     n=${v%%:*}; y=${v##*:}

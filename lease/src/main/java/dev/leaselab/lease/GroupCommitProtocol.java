@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Before it drains the queue, a leader waits, parked, until as many writes are queued as there
  * were writers at the end of the last batch, if there were at least
- * {@value #MIN_WRITERS_TO_WAIT_FOR}, for no longer than the commits the missing writes would save
+ * {@value #MIN_WRITERS_TO_WAIT_FOR} or the commits the missing writes would save cost more than a
+ * wake-up, for no longer than those commits would take
  * (each one more write in the batch saves one {@code COMMIT}; 1 ms at most). Without that wait the
  * thread that led a batch comes back first, finds only its own write queued while the writers it
  * has just woken are still being scheduled, and commits it alone; batches then alternate between
@@ -50,12 +51,23 @@ final class GroupCommitProtocol implements WriteProtocol {
     private static final int MAX_BATCH = 64;
 
     /**
-     * Fewer writers than this are not waited for. Waiting for a woken writer costs its wake-up,
-     * which on a busy machine outlasts the commit it would save: 4 processes of 2 threads on one
-     * file (MultiProcessMain, WAL + NORMAL) waited about 500 µs a batch to save a 60 µs commit and
-     * ran at 0.14-0.35x the floor. PostgreSQL's commit_delay has the same guard (commit_siblings).
+     * Fewer writers than this are waited for only when the commits they would save cost more than
+     * {@link #WAKE_UP_NANOS}. Waiting for a woken writer costs its wake-up, which on a busy machine
+     * outlasts a cheap commit: 4 processes of 2 threads on one file (MultiProcessMain, WAL + NORMAL)
+     * waited about 500 µs a batch to save a 60 µs commit and ran at 0.14-0.35x the floor.
+     * PostgreSQL's commit_delay has the same guard (commit_siblings).
      */
     static final int MIN_WRITERS_TO_WAIT_FOR = 4;
+
+    /**
+     * What waking a writer is taken to cost. Below {@link #MIN_WRITERS_TO_WAIT_FOR} writers a leader
+     * waits only for missing writes whose commits would cost more than this. At 4 processes of 2
+     * threads a commit that syncs the WAL (synchronous=FULL) averaged 77-207 µs, one that does not
+     * mostly 7-110 µs. Waiting for the partner when its commit costs more than 100 µs gave
+     * 1.02-1.24x the floor on WAL + FULL against 0.92-0.99x, and left WAL + NORMAL within the spread
+     * of its runs (results/group-commit-partner-20261205).
+     */
+    static final long WAKE_UP_NANOS = 100_000;
 
     /**
      * How long a waiting thread yields before it parks: about twice a batch of 8 claims on
@@ -71,7 +83,7 @@ final class GroupCommitProtocol implements WriteProtocol {
     private final ConditionalUpdateProtocol statements;
     private final ConcurrentLinkedQueue<Request<?>> pending = new ConcurrentLinkedQueue<>();
     private final ReentrantLock leadership = new ReentrantLock();
-    private final Gathering gathering = new Gathering(MAX_GATHER_NANOS);
+    private final Gathering gathering = new Gathering(MAX_GATHER_NANOS, WAKE_UP_NANOS);
 
     GroupCommitProtocol(LeaseSql sql) {
         this.statements = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.SQLITE);
@@ -236,6 +248,7 @@ final class GroupCommitProtocol implements WriteProtocol {
      */
     static class Gathering {
         private final long maxWaitNanos;
+        private final long wakeUpNanos;
         /** The number of queued writes, which a {@link ConcurrentLinkedQueue} cannot give in constant time. */
         private final AtomicInteger queued = new AtomicInteger();
         /** The leader waiting in {@link #awaitLastBatchWriters}, woken by the write that completes its count. */
@@ -247,9 +260,14 @@ final class GroupCommitProtocol implements WriteProtocol {
         /** A moving average of how long a batch's {@code COMMIT} takes: what one more write in it saves. */
         private volatile long commitNanos;
 
-        /** @param maxWaitNanos the longest a leader waits, however many commits it would save */
-        Gathering(long maxWaitNanos) {
+        /**
+         * @param maxWaitNanos the longest a leader waits, however many commits it would save
+         * @param wakeUpNanos below {@link #MIN_WRITERS_TO_WAIT_FOR} writers, the least the commits of
+         *     the missing writes must cost for the leader to wait for them
+         */
+        Gathering(long maxWaitNanos, long wakeUpNanos) {
             this.maxWaitNanos = maxWaitNanos;
+            this.wakeUpNanos = wakeUpNanos;
         }
 
         /** A write was queued: wakes the waiting leader if this write completes its count. */
@@ -286,10 +304,11 @@ final class GroupCommitProtocol implements WriteProtocol {
          */
         void awaitLastBatchWriters() {
             int expected = Math.min(MAX_BATCH, writersPresent);
-            if (expected < MIN_WRITERS_TO_WAIT_FOR || queued.get() >= expected) {
+            long saved = commitNanos * (expected - queued.get());
+            if (saved <= 0 || expected < MIN_WRITERS_TO_WAIT_FOR && saved <= wakeUpNanos) {
                 return;
             }
-            long deadline = System.nanoTime() + Math.min(maxWaitNanos, commitNanos * (expected - queued.get()));
+            long deadline = System.nanoTime() + Math.min(maxWaitNanos, saved);
             // Target before gatherer, and queued read after both: a writer that counts after this
             // read sees the gatherer, and one that counted before is seen here.
             gatherTarget = expected;

@@ -54,8 +54,9 @@ public enum LockingStrategy {
      * one {@code BEGIN IMMEDIATE} transaction and share its commit, so under
      * {@code synchronous=FULL} many writes share one fsync. Each write is the compare-and-set
      * statement of {@link #CONDITIONAL_UPDATE}; a batch that fails is rolled back whole and every
-     * write in it fails. With four or more writers, the leader of a batch first waits (parked, for
-     * no longer than the commits it would save) for the writers of its last batch to queue again.
+     * write in it fails. With four or more writers, or fewer whose commits cost more than waking
+     * them (a commit that syncs the WAL), the leader of a batch first waits (yielding, then parked,
+     * for no longer than the commits it would save) for the writers of its last batch to queue again.
      */
     GROUP_COMMIT(Engine.SQLITE),
 

@@ -21,11 +21,14 @@ class GroupCommitGatheringTest {
     /** Longer than any test: a leader still parked at a check is waiting, not just slow. */
     private static final long PATIENT_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long ENDS_WITHIN_MILLIS = 30_000;
+    /** A commit long enough that a wait it bounds outlasts every test. */
+    private static final long COMMIT_NANOS = TimeUnit.SECONDS.toNanos(80);
+    private static final long TWO_COMMITS = 2 * COMMIT_NANOS;
 
     /** The leader as it was before f9b3fb3: it never waits. Test code only. */
     private static final class Impatient extends GroupCommitProtocol.Gathering {
         Impatient() {
-            super(PATIENT_NANOS);
+            super(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS);
         }
 
         @Override
@@ -35,12 +38,12 @@ class GroupCommitGatheringTest {
 
     @Test
     void theLeaderWaitsUntilEveryWriterOfItsLastBatchHasQueuedAgain() throws Exception {
-        assertWaitsForTheWritersOfTheLastBatch(new GroupCommitProtocol.Gathering(PATIENT_NANOS));
+        assertWaitsForTheWritersOfTheLastBatch(new GroupCommitProtocol.Gathering(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS));
     }
 
     @Test
     void aLeaderThatFindsAllButOneWriterQueuedStillWaitsForTheLast() throws Exception {
-        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
+        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS);
         afterABatch(gathering, 4, TimeUnit.SECONDS.toNanos(80));
         queue(gathering, 3);
         assertLeaderWaitsForAll(gathering, 3, 4);
@@ -49,7 +52,7 @@ class GroupCommitGatheringTest {
     @Test
     void writersThatQueuedWhileTheLastBatchRanAreWaitedForToo() throws Exception {
         // A batch of 3 while 2 more writers queued: 5 writers present, though the batch held 3.
-        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
+        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS);
         queue(gathering, 3);
         for (int i = 0; i < 3; i++) {
             gathering.taken();
@@ -67,17 +70,60 @@ class GroupCommitGatheringTest {
     }
 
     @Test
-    void fewerWritersThanTheThresholdAreNotWaitedFor() throws Exception {
-        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
-        afterABatch(gathering, GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1, TimeUnit.SECONDS.toNanos(80));
+    void fewerWritersThanTheThresholdAreNotWaitedForWhenTheirCommitsCostNoMoreThanAWakeUp() throws Exception {
+        assertDoesNotWaitForWritersWorthAWakeUp(new GroupCommitProtocol.Gathering(PATIENT_NANOS, TWO_COMMITS), ENDS_WITHIN_MILLIS);
+    }
+
+    @Test
+    void aLeaderThatWaitsWhateverTheWakeUpCostsIsCaught() {
+        // It waits up to PATIENT_NANOS, so a second's patience tells it from one that goes on.
+        assertThrows(AssertionFailedError.class, () -> assertDoesNotWaitForWritersWorthAWakeUp(
+                new GroupCommitProtocol.Gathering(PATIENT_NANOS, 0), 1_000));
+    }
+
+    /**
+     * Commits of 80 s and a wake-up said to cost two of them, so that a wait, which lasts as long as
+     * the commits it would save, outlasts the test: {@code MIN_WRITERS_TO_WAIT_FOR - 1} writers of
+     * whom one is queued miss exactly two commits, and must not be waited for.
+     */
+    private static void assertDoesNotWaitForWritersWorthAWakeUp(GroupCommitProtocol.Gathering gathering, long patienceMillis)
+            throws InterruptedException {
+        int writers = GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1;
+        afterABatch(gathering, writers, COMMIT_NANOS);
+        queue(gathering, writers - 2);
+        Thread leader = leader(gathering);
+        try {
+            leader.join(patienceMillis);
+            assertFalse(leader.isAlive(), "the leader waited for 2 writers whose commits cost no more than a wake-up");
+        } finally {
+            leader.interrupt();
+        }
+    }
+
+    @Test
+    void aPartnerIsWaitedForWhenTheCommitItSavesCostsMoreThanAWakeUp() throws Exception {
+        // Two threads of one process on WAL + FULL: the commit the partner saves syncs the WAL.
+        assertWaitsForAPartnerWhoseCommitIsDear(new GroupCommitProtocol.Gathering(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS));
+    }
+
+    @Test
+    void aLeaderThatCountsWritersOnlyIsCaught() {
+        // The rule before the wake-up's cost was weighed: fewer than MIN_WRITERS_TO_WAIT_FOR, never.
+        assertThrows(AssertionFailedError.class, () -> assertWaitsForAPartnerWhoseCommitIsDear(
+                new GroupCommitProtocol.Gathering(PATIENT_NANOS, Long.MAX_VALUE)));
+    }
+
+    private static void assertWaitsForAPartnerWhoseCommitIsDear(GroupCommitProtocol.Gathering gathering)
+            throws InterruptedException {
+        afterABatch(gathering, 2, COMMIT_NANOS);
         queue(gathering, 1);
-        assertLeaderGoesOn(gathering, "the leader waited for " + (GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR - 1) + " writers");
+        assertLeaderWaitsForAll(gathering, 1, 2);
     }
 
     @Test
     void theWaitEndsWhenTheCommitsItWouldSaveHaveHadTheirTime() throws Exception {
         // Commits measured at 64 µs on average: 3 missing writes are worth 192 µs, far below the cap.
-        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS);
+        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(PATIENT_NANOS, GroupCommitProtocol.WAKE_UP_NANOS);
         afterABatch(gathering, 4, 64_000);
         queue(gathering, 1);
         assertLeaderGoesOn(gathering, "the leader waited past what the missing writes would save, 1 of 4 queued");
@@ -85,7 +131,7 @@ class GroupCommitGatheringTest {
 
     @Test
     void theWaitEndsAtItsCapWhateverTheCommitsCost() throws Exception {
-        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(TimeUnit.MILLISECONDS.toNanos(1));
+        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(TimeUnit.MILLISECONDS.toNanos(1), GroupCommitProtocol.WAKE_UP_NANOS);
         afterABatch(gathering, 8, TimeUnit.SECONDS.toNanos(80));
         queue(gathering, 1);
         assertLeaderGoesOn(gathering, "the leader waited past its cap of 1 ms, 1 of 8 queued");

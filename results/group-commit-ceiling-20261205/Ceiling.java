@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Run (sqlite-jdbc from the benchmarks jar; the statements are the store's, copied here):
  *     java -cp bench/target/benchmarks.jar results/group-commit-ceiling-20261205/Ceiling.java WAL_NORMAL 40
+ * A third argument lists the claims per transaction (default 1,8,64), e.g. 1,2,8 for
+ * ../group-commit-partner-20261205.
  */
 public class Ceiling {
 
@@ -33,13 +35,18 @@ public class Ceiling {
     static final String CLAIM = "UPDATE jobs SET owner = ?2, until = ?4, fence = fence + 1 WHERE id = ?1 AND (done = 0 AND until <= ?3) RETURNING fence";
     /** FloorBenchmark.UPDATE. */
     static final String FLOOR = "UPDATE jobs SET fence = fence + 1 WHERE id = ?";
-    static final int[] PER_TRANSACTION = {1, 8, 64};
+    static final String DEFAULT_PER_TRANSACTION = "1,8,64";
     static final int FLOOR_THREADS = 8;
     static final long SLICE_NANOS = 100_000_000L;
 
     public static void main(String[] args) throws Exception {
         String storage = args.length > 0 ? args[0] : "WAL_NORMAL";
         int groups = args.length > 1 ? Integer.parseInt(args[1]) : 40;
+        int[] perTransaction = Arrays.stream((args.length > 2 ? args[2] : DEFAULT_PER_TRANSACTION).split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        if (Arrays.stream(perTransaction).anyMatch(k -> k < 1)) {
+            throw new IllegalArgumentException("claims per transaction must each be at least 1: " + Arrays.toString(perTransaction));
+        }
         String synchronous = switch (storage) {
             case "WAL_NORMAL" -> "NORMAL";
             case "WAL_FULL" -> "FULL";
@@ -68,7 +75,7 @@ public class Ceiling {
             floor[i].setString(1, "floor");
         }
         List<String> slices = new ArrayList<>(List.of("FLOOR_1", "FLOOR_8"));
-        for (int k : PER_TRANSACTION) {
+        for (int k : perTransaction) {
             slices.add("CLAIM_" + k);
         }
         double[] clock = {0};
@@ -98,12 +105,12 @@ public class Ceiling {
             int column = i;
             System.out.printf("  %-8s %,10.0f /s%n", slices.get(i), median(Arrays.stream(rates).mapToDouble(r -> r[column]).toArray()));
         }
-        for (int k = 0; k < PER_TRANSACTION.length; k++) {
+        for (int k = 0; k < perTransaction.length; k++) {
             int c = 2 + k;
             double[] over8 = Arrays.stream(rates).mapToDouble(r -> r[c] / r[1]).toArray();
             double[] over1 = Arrays.stream(rates).mapToDouble(r -> r[c] / r[0]).toArray();
             System.out.printf("  %d claims per transaction: x floor at 8 threads %.2f [p10 %.2f, p90 %.2f]; x floor at 1 thread %.2f [p10 %.2f, p90 %.2f]%n",
-                    PER_TRANSACTION[k], median(over8), percentile(over8, 0.1), percentile(over8, 0.9),
+                    perTransaction[k], median(over8), percentile(over8, 0.1), percentile(over8, 0.9),
                     median(over1), percentile(over1, 0.1), percentile(over1, 0.9));
         }
         for (Connection c : connections) {

@@ -32,13 +32,30 @@ final class SqliteBenchDb extends BenchDb {
 
     /** Creates the file with the real schema by opening a store on it; {@code keepStore} false closes it again. */
     static SqliteBenchDb open(Storage storage, LockingStrategy strategy, boolean keepStore) {
-        Path dir = tempDir();
-        LeaseStore store = SqliteLeaseStore.open(dir.resolve("bench.db"), strategy, storage.options());
-        if (!keepStore) {
-            store.close();
-            return new SqliteBenchDb(storage, dir, null);
+        return open(storage, strategy, keepStore, tempDir());
+    }
+
+    /**
+     * The same in {@code dir}, an empty directory that becomes the database's: deleted on close, and
+     * at once if the store cannot be opened or decorated, as {@link PostgresBenchDb} drops its schema.
+     * A fork whose setup fails would otherwise leave its directory under {@code java.io.tmpdir}.
+     */
+    static SqliteBenchDb open(Storage storage, LockingStrategy strategy, boolean keepStore, Path dir) {
+        try {
+            LeaseStore store = SqliteLeaseStore.open(dir.resolve("bench.db"), strategy, storage.options());
+            if (!keepStore) {
+                store.close();
+                return new SqliteBenchDb(storage, dir, null);
+            }
+            return new SqliteBenchDb(storage, dir, decorate(store));
+        } catch (RuntimeException e) {
+            try {
+                deleteDirectory(dir);
+            } catch (UncheckedIOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
         }
-        return new SqliteBenchDb(storage, dir, decorate(store));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.lease.StoreOptions;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -65,6 +66,12 @@ final class BenchRun {
                        PostgresTarget.Plan postgres) throws RunnerException {
         if (profile.steps().isEmpty() && profile.openLoops().isEmpty() && profile.multiProcess().isEmpty()) {
             throw new IllegalArgumentException("nothing to run: the filters left no benchmark of profile " + profile.name());
+        }
+        if (!Storage.longestBusySleep().equals(StoreOptions.defaults().longestBusySleep())) {
+            // The run's settings do not record it, and the gate compares runs by their settings.
+            throw new IllegalArgumentException("-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + " is for MultiProcessMain "
+                    + "(--longest-busy-sleep): the runner measures the store's default longest sleep, "
+                    + StoreOptions.defaults().longestBusySleep().toMillis() + " ms");
         }
         RunFolder run = resume ? RunFolder.resume(folder, profile, postgres) : RunFolder.start(folder, profile, postgres);
         Profile todo = run.todo();

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.BusyWait;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
@@ -51,6 +52,7 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --paired --duration 6s
  * java -Dleaselab.bench.busyWait=SQLITE_SLEEPS -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain \
  *     --splits 4x2 --strategies IMMEDIATE --rate 2000 --busy-timeout 5s
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --rate 2000 --longest-busy-sleep 1ms
  * </pre>
  * With {@code --paired} the floor has no run of its own: every process switches between the floor
  * and the strategy in slices that all processes share ({@link PairedSlices}), and x floor is the
@@ -107,6 +109,10 @@ public final class MultiProcessMain implements Callable<Integer> {
     @Option(names = "--busy-timeout", converter = OpenLoopMain.DurationConverter.class,
             description = "every process's busy timeout (default: 1s, the benchmarks'; issue 17's targets use 5s)")
     Duration busyTimeout;
+    @Option(names = "--longest-busy-sleep", converter = OpenLoopMain.DurationConverter.class,
+            description = "the jittered busy wait's longest sleep in every SQLite process, 50us to 1s (default: the store's, 4ms): "
+                    + "shorter sleeps shorten the tail across processes and cost throughput")
+    Duration longestBusySleep;
 
     public static void main(String[] args) {
         if (System.getProperty(BenchMain.SLF4J_VERBOSITY) == null) {
@@ -195,6 +201,16 @@ public final class MultiProcessMain implements Callable<Integer> {
                         + " for --storage " + storage + "): " + s);
             }
         }
+        if (longestBusySleep != null) {
+            if (storage.engine() != Engine.SQLITE) {
+                throw new IllegalArgumentException("--longest-busy-sleep is a setting of SQLite's busy wait, not of --storage " + storage);
+            }
+            if (longestBusySleep.toNanos() % 1000 != 0) {
+                throw new IllegalArgumentException("--longest-busy-sleep takes whole microseconds: " + longestBusySleep);
+            }
+            // StoreOptions names what is wrong (the range, or SQLITE_SLEEPS's own sleeps) before any process starts.
+            StoreOptions.defaults().withBusyWait(Storage.busyWait()).withLongestBusySleep(longestBusySleep);
+        }
         if (storage.engine() == Engine.POSTGRESQL) {
             PostgresTarget.require(); // before any process starts: without a server, say how to name one
         }
@@ -220,30 +236,38 @@ public final class MultiProcessMain implements Callable<Integer> {
                     + "=JITTERED), not " + Storage.busyWait() + ": SQLite's handler sleeps up to 100 ms at a time, so a write "
                     + "started in one slice runs on through the next and the other work's slice runs with fewer threads");
         }
-        if (busyTimeout == null) {
-            return measure(measured, parsed);
-        }
-        if (busyTimeout.toMillis() < 1) {
+        if (busyTimeout != null && busyTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("--busy-timeout must be at least 1 ms: " + busyTimeout);
         }
         // This JVM's own connections (the schema, the check) and, passed on, every worker's; put
         // back afterwards, since a test runs this command inside its own JVM.
-        String before = System.setProperty(Storage.BUSY_TIMEOUT_PROPERTY, Long.toString(busyTimeout.toMillis()));
+        Map<String, String> before = new LinkedHashMap<>();
         try {
+            if (busyTimeout != null) {
+                before.put(Storage.BUSY_TIMEOUT_PROPERTY,
+                        System.setProperty(Storage.BUSY_TIMEOUT_PROPERTY, Long.toString(busyTimeout.toMillis())));
+            }
+            if (longestBusySleep != null) {
+                before.put(Storage.LONGEST_BUSY_SLEEP_PROPERTY,
+                        System.setProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY, Long.toString(longestBusySleep.toNanos() / 1000)));
+            }
             return measure(measured, parsed);
         } finally {
-            if (before == null) {
-                System.clearProperty(Storage.BUSY_TIMEOUT_PROPERTY);
-            } else {
-                System.setProperty(Storage.BUSY_TIMEOUT_PROPERTY, before);
-            }
+            before.forEach((key, value) -> {
+                if (value == null) {
+                    System.clearProperty(key);
+                } else {
+                    System.setProperty(key, value);
+                }
+            });
         }
     }
 
     private int measure(List<LockingStrategy> measured, List<Split> parsed) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "%s, busy wait %s, busy timeout %d ms, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s s)%n",
-                storage, Storage.busyWait(), Storage.busyTimeout().toMillis(), warmup, duration, MultiProcessWorker.TTL_SECONDS);
+        out.printf(Locale.ROOT, "%s, busy wait %s%s, busy timeout %d ms, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s s)%n",
+                storage, Storage.busyWait(), describeLongestSleep(), Storage.busyTimeout().toMillis(), warmup, duration,
+                MultiProcessWorker.TTL_SECONDS);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Split split : parsed) {
             if (paired) {
@@ -268,6 +292,9 @@ public final class MultiProcessMain implements Callable<Integer> {
             report.put("storage", storage.name());
             report.put("busyWait", Storage.busyWait().name());
             report.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+            if (storage.engine() == Engine.SQLITE && Storage.busyWait() == BusyWait.JITTERED) {
+                report.put("longestBusySleepMicros", Storage.longestBusySleep().toNanos() / 1000);
+            }
             report.put("warmupMillis", warmup.toMillis());
             report.put("measureMillis", duration.toMillis());
             report.put("loads", loads == null ? List.of() : loads);
@@ -280,6 +307,14 @@ public final class MultiProcessMain implements Callable<Integer> {
             out.println("wrote " + json);
         }
         return 0;
+    }
+
+    /** The jittered wait's longest sleep for the header, where it applies. */
+    private String describeLongestSleep() {
+        if (storage.engine() != Engine.SQLITE || Storage.busyWait() != BusyWait.JITTERED) {
+            return "";
+        }
+        return String.format(Locale.ROOT, " (longest sleep %d us)", Storage.longestBusySleep().toNanos() / 1000);
     }
 
     /** Each strategy paired with the floor in one run of the split, then its open loops. */
@@ -404,6 +439,7 @@ public final class MultiProcessMain implements Callable<Integer> {
                             "-cp", System.getProperty("java.class.path"),
                             "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
                             "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
+                            "-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + "=" + Storage.longestBusySleep().toNanos() / 1000,
                             "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
                             MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
                             Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
@@ -442,12 +478,17 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
     }
 
-    /** A worker's output, refused if the worker ran with another busy timeout than this run asked for. */
-    private static JsonNode readWorker(Path output) {
+    /** A worker's output, refused if the worker ran with another busy timeout or longest busy sleep than this run asked for. */
+    static JsonNode readWorker(Path output) {
         JsonNode result = Json.read(output);
         if (result.path("busyTimeoutMillis").asLong() != Storage.busyTimeout().toMillis()) {
             throw new IllegalStateException("a worker ran with a busy timeout of " + result.path("busyTimeoutMillis")
                     + " ms, not " + Storage.busyTimeout().toMillis() + " ms: " + output);
+        }
+        long longestSleepMicros = Storage.longestBusySleep().toNanos() / 1000;
+        if (result.path("longestBusySleepMicros").asLong(-1) != longestSleepMicros) {
+            throw new IllegalStateException("a worker ran with a longest busy sleep of " + result.path("longestBusySleepMicros")
+                    + " us, not " + longestSleepMicros + " us: " + output);
         }
         return result;
     }

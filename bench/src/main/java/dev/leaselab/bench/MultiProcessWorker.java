@@ -136,7 +136,7 @@ public final class MultiProcessWorker {
         }
         ObjectNode result = Json.MAPPER.createObjectNode();
         result.put("pid", ProcessHandle.current().pid());
-        result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+        putWaitSettings(result);
         if (openLoop != null) {
             result.set("openLoop", Json.MAPPER.valueToTree(openLoop));
         }
@@ -232,7 +232,7 @@ public final class MultiProcessWorker {
         }
         ObjectNode result = Json.MAPPER.createObjectNode();
         result.put("pid", ProcessHandle.current().pid());
-        result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+        putWaitSettings(result);
         ArrayNode perThread = result.putArray("threads");
         for (SliceCounts c : counts) {
             ObjectNode t = perThread.addObject().put("claimWonTotal", c.claimWonTotal).put("floorWonTotal", c.floorWonTotal)
@@ -353,5 +353,11 @@ public final class MultiProcessWorker {
             } while (now < end);
             endNanos = now;
         }
+    }
+
+    /** What this worker's connections waited with: the main process refuses a worker that did not get its settings. */
+    static void putWaitSettings(ObjectNode result) {
+        result.put("busyTimeoutMillis", Storage.busyTimeout().toMillis());
+        result.put("longestBusySleepMicros", Storage.longestBusySleep().toNanos() / 1000);
     }
 }

@@ -232,7 +232,7 @@ public final class OpenLoopMain implements Callable<Integer> {
 
     /** A duration as {@code 500ms}, {@code 1s}, {@code 1.5s}, {@code 2m}, or ISO-8601 ({@code PT1S}). */
     static final class DurationConverter implements ITypeConverter<Duration> {
-        private static final Pattern SHORT = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)");
+        private static final Pattern SHORT = Pattern.compile("(\\d+(?:\\.\\d+)?)(us|ms|s|m)");
 
         @Override
         public Duration convert(String value) {
@@ -240,6 +240,7 @@ public final class OpenLoopMain implements Callable<Integer> {
             if (m.matches()) {
                 BigDecimal amount = new BigDecimal(m.group(1));
                 long nanosPerUnit = switch (m.group(2)) {
+                    case "us" -> 1_000L;
                     case "ms" -> 1_000_000L;
                     case "s" -> 1_000_000_000L;
                     default -> 60_000_000_000L;
@@ -249,7 +250,7 @@ public final class OpenLoopMain implements Callable<Integer> {
             try {
                 return Duration.parse(value.trim());
             } catch (DateTimeParseException e) {
-                throw new TypeConversionException("'" + value + "' is not a duration: use e.g. 500ms, 1s, 1.5s, 2m or PT1S");
+                throw new TypeConversionException("'" + value + "' is not a duration: use e.g. 250us, 500ms, 1s, 1.5s, 2m or PT1S");
             }
         }
     }

@@ -140,13 +140,34 @@ public enum Storage {
     }
 
     /**
+     * {@code -Dleaselab.bench.longestBusySleepMicros=N}: the jittered busy wait's longest sleep
+     * ({@link StoreOptions#longestBusySleep()}) for every store and connection of this JVM;
+     * {@link MultiProcessMain}'s {@code --longest-busy-sleep} passes it to its workers. Unset: the
+     * store's default (4 ms). The runner refuses it: its profiles and gate measure the default.
+     */
+    static final String LONGEST_BUSY_SLEEP_PROPERTY = "leaselab.bench.longestBusySleepMicros";
+
+    /** The jittered wait's longest sleep in this JVM ({@link #LONGEST_BUSY_SLEEP_PROPERTY}, else the store's default). */
+    static Duration longestBusySleep() {
+        String micros = System.getProperty(LONGEST_BUSY_SLEEP_PROPERTY);
+        if (micros == null || micros.isBlank()) {
+            return StoreOptions.defaults().longestBusySleep();
+        }
+        try {
+            return Duration.ofNanos(Math.multiplyExact(Long.parseLong(micros.strip()), 1000L));
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("-D" + LONGEST_BUSY_SLEEP_PROPERTY + " must be a number of microseconds: '" + micros + "'", e);
+        }
+    }
+
+    /**
      * The store options for this setting. The pool holds 16 connections, more than the largest
      * thread count measured, so threads wait for SQLite's lock and not for a connection.
      */
     public StoreOptions options() {
         requireSqlite();
         return StoreOptions.defaults().withJournalMode(journalMode).withSynchronous(synchronous)
-                .withBusyTimeout(busyTimeout()).withPoolSize(16).withBusyWait(busyWait());
+                .withBusyTimeout(busyTimeout()).withPoolSize(16).withBusyWait(busyWait()).withLongestBusySleep(longestBusySleep());
     }
 
     /**
@@ -162,7 +183,7 @@ public enum Storage {
 
     /**
      * A plain JDBC connection with the same journal mode, {@code synchronous}, busy timeout and
-     * busy wait as the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
+     * busy wait (and its longest sleep) as the store's own connections: the floor benchmark and the bulk preparation of jobs use it.
      */
     public Connection connect(Path file) throws SQLException {
         return connect(file, busyTimeout());
@@ -180,7 +201,7 @@ public enum Storage {
         config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous.name()));
         Connection connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
         try {
-            busyWait().install(connection, busyTimeout);
+            options().withBusyTimeout(busyTimeout).installBusyWait(connection);
         } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;

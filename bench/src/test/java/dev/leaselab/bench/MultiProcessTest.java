@@ -8,11 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.SqliteLeaseStore;
+import dev.leaselab.lease.StoreOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -141,7 +144,7 @@ class MultiProcessTest {
     /** A worker's output as {@link MultiProcessWorker} writes it: one thread that won {@code won}. */
     private Path workerOutput(String name, long busyTimeoutMillis, long won) throws Exception {
         Path file = dir.resolve(name);
-        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":" + busyTimeoutMillis + ",\"threads\":[{\"won\":" + won
+        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":" + busyTimeoutMillis + ",\"longestBusySleepMicros\":4000,\"threads\":[{\"won\":" + won
                 + ",\"lost\":0,\"failed\":0,\"warmupWon\":0,\"startNanos\":1000000000,\"endNanos\":2000000000}]}");
         return file;
     }
@@ -179,7 +182,7 @@ class MultiProcessTest {
 
     private Path openOutput(String name, org.HdrHistogram.Histogram histogram, long sent, long late) throws Exception {
         Path file = dir.resolve(name);
-        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":1000,\"openLoop\":{\"rateAsked\":100.0,"
+        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":1000,\"longestBusySleepMicros\":4000,\"openLoop\":{\"rateAsked\":100.0,"
                 + "\"achievedWonPerSecond\":" + sent + ",\"sent\":" + sent + ",\"won\":" + sent + ",\"failed\":0,\"late\":" + late
                 + ",\"histogram\":\"" + OpenLoop.encode(histogram) + "\"},\"threads\":[]}");
         return file;
@@ -304,6 +307,76 @@ class MultiProcessTest {
         // 0.6 s at 300/s, give or take the requests the window's edges cut.
         assertTrue(open.path("sent").asLong() > 120 && open.path("sent").asLong() < 240, open.toString());
         assertEquals(0, open.path("failed").asLong(), open.toString());
+    }
+
+    /**
+     * {@code --longest-busy-sleep} reaches every worker: the command refuses a worker that reports
+     * another longest sleep ({@link #aWorkerThatRanWithAnotherLongestBusySleepIsRefused}), so a run
+     * that ends with 0 had it in both processes, closed loop and open loop alike.
+     */
+    @Test
+    void theLongestBusySleepReachesEveryWorkerAndIsRecorded() {
+        Path json = dir.resolve("sleep.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+                "--warmup", "200ms", "--duration", "400ms", "--longest-busy-sleep", "500us", "--json", json.toString());
+        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, console);
+        assertTrue(console.contains("busy wait JITTERED (longest sleep 500 us)"), console);
+        assertEquals(500, Json.read(json).path("longestBusySleepMicros").asLong());
+        assertEquals(null, System.getProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY), "this JVM got its own setting back");
+        assertEquals(StoreOptions.defaults().longestBusySleep(), Storage.WAL_NORMAL.options().longestBusySleep());
+    }
+
+    /** The negative control of that check: a worker that ignored the longest sleep it was given fails the run. */
+    @Test
+    void aWorkerThatRanWithAnotherLongestBusySleepIsRefused() throws Exception {
+        Path obeyed = workerOutput("obeyed.json", Storage.busyTimeout().toMillis(), 40);
+        assertEquals(40, MultiProcessMain.readWorker(obeyed).path("threads").get(0).path("won").asLong());
+        Path ignored = dir.resolve("ignored.json");
+        java.nio.file.Files.writeString(ignored, java.nio.file.Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000",
+                "\"longestBusySleepMicros\":1000"));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> MultiProcessMain.readWorker(ignored));
+        assertTrue(e.getMessage().contains("longest busy sleep of 1000 us, not 4000 us") && e.getMessage().contains("ignored.json"),
+                e.getMessage());
+        Path unsaid = dir.resolve("unsaid.json");
+        java.nio.file.Files.writeString(unsaid, java.nio.file.Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000,", ""));
+        assertThrows(IllegalStateException.class, () -> MultiProcessMain.readWorker(unsaid));
+    }
+
+    /** Out of range, in fractions of a microsecond, on PostgreSQL or with SQLite's own sleeps: refused before any process starts. */
+    @Test
+    void aLongestBusySleepThatCannotApplyIsRefusedNamingWhy() {
+        Map<List<String>, String> refusals = new LinkedHashMap<>();
+        refusals.put(List.of("--longest-busy-sleep", "49us"), "longestBusySleep must be between 50 µs and 1000 ms");
+        refusals.put(List.of("--longest-busy-sleep", "2s"), "longestBusySleep must be between 50 µs and 1000 ms");
+        refusals.put(List.of("--longest-busy-sleep", "0.0005ms"), "--longest-busy-sleep takes whole microseconds");
+        refusals.put(List.of("--longest-busy-sleep", "1ms", "--storage", "POSTGRESQL", "--strategies", "PG_CONDITIONAL_UPDATE"),
+                "--longest-busy-sleep is a setting of SQLite's busy wait");
+        for (Map.Entry<List<String>, String> refusal : refusals.entrySet()) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), refusal.getKey().toArray(String[]::new));
+            assertEquals(BenchMain.ERROR, code, refusal.getKey().toString());
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains(refusal.getValue()), err.toString(StandardCharsets.UTF_8));
+        }
+        String before = System.setProperty(Storage.BUSY_WAIT_PROPERTY, "SQLITE_SLEEPS");
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--longest-busy-sleep", "1ms");
+            assertEquals(BenchMain.ERROR, code);
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("longestBusySleep is a setting of the JITTERED busy wait"),
+                    err.toString(StandardCharsets.UTF_8));
+        } finally {
+            if (before == null) {
+                System.clearProperty(Storage.BUSY_WAIT_PROPERTY);
+            } else {
+                System.setProperty(Storage.BUSY_WAIT_PROPERTY, before);
+            }
+        }
     }
 
     @Test

@@ -98,7 +98,7 @@ final class SessionPool {
         }
         Connection connection = config.createConnection("jdbc:sqlite:" + file);
         try {
-            options.busyWait().install(connection, options.busyTimeout());
+            options.installBusyWait(connection);
         } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;

@@ -21,9 +21,20 @@ import org.sqlite.BusyHandler;
  * @param poolSize how many connections the store keeps open at most (and so how many of its
  *     operations run at once)
  * @param busyWait how a write waits for SQLite's lock within the busy timeout
+ * @param longestBusySleep the longest sleep of the {@link BusyWait#JITTERED} wait, from 50 µs (its
+ *     first step) to 1 s; 4 ms by default.
+ *     Shorter sleeps shorten the tail across processes and cost throughput, as waiters poll the
+ *     lock more often (results/busy-sleep-20261206). {@link BusyWait#SQLITE_SLEEPS} has its own
+ *     sleeps, so with it this must stay at the default.
  */
 public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Duration busyTimeout, int poolSize,
-        BusyWait busyWait) {
+        BusyWait busyWait, Duration longestBusySleep) {
+
+    /** The jittered wait's first step: a longest sleep below it would never be reached. */
+    static final Duration LONGEST_BUSY_SLEEP_MIN = Duration.ofNanos(JitteredBusyHandler.FIRST_STEP_NANOS);
+    /** Beyond a second the jittered wait would sleep as coarsely as SQLite's own handler, and worse. */
+    static final Duration LONGEST_BUSY_SLEEP_MAX = Duration.ofSeconds(1);
+    private static final Duration DEFAULT_LONGEST_BUSY_SLEEP = Duration.ofNanos(JitteredBusyHandler.LONGEST_STEP_NANOS);
 
     /** SQLite journal modes that a store may use. */
     public enum JournalMode { WAL, DELETE, TRUNCATE, PERSIST }
@@ -50,7 +61,8 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
         SQLITE_SLEEPS,
         /**
          * A busy handler of this project: tries again after short waits whose step doubles from
-         * 50 µs to at most 4 ms, each a random time between half and all of its step, so every
+         * 50 µs to at most 4 ms ({@link StoreOptions#longestBusySleep()} sets another longest
+         * step), each a random time between half and all of its step, so every
          * waiter tries again soon after the lock is released and none is favoured by its sleep
          * schedule. Measured against {@link #SQLITE_SLEEPS} on two cores (results/README.md):
          * no writer waited out a 1 s busy timeout where SQLite's handler let dozens per second
@@ -63,20 +75,35 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
          * Makes {@code connection} (a sqlite-jdbc connection) wait this way for at most
          * {@code busyTimeout}: for connections opened outside a store that must wait as the
          * store's own do, as the benchmarks' floor does. {@link #SQLITE_SLEEPS} sets SQLite's
-         * busy timeout; {@link #JITTERED} replaces SQLite's busy handler with this project's.
+         * busy timeout; {@link #JITTERED} replaces SQLite's busy handler with this project's, at
+         * its default longest sleep ({@link StoreOptions#installBusyWait} takes another).
          */
         public void install(Connection connection, Duration busyTimeout) throws SQLException {
-            Objects.requireNonNull(connection, "connection");
-            requireBusyTimeout(busyTimeout);
-            switch (this) {
-                case SQLITE_SLEEPS -> {
-                    try (Statement s = connection.createStatement()) {
-                        s.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
-                    }
-                }
-                case JITTERED -> BusyHandler.setHandler(connection, new JitteredBusyHandler(busyTimeout));
-            }
+            defaults().withBusyWait(this).withBusyTimeout(busyTimeout).installBusyWait(connection);
         }
+    }
+
+    /**
+     * Makes {@code connection} (a sqlite-jdbc connection) wait for SQLite's lock as a store with
+     * these options does: {@link #busyWait()} for at most {@link #busyTimeout()}, the jittered wait
+     * sleeping at most {@link #longestBusySleep()} at a time. For connections opened outside a
+     * store that must wait as the store's own do, as the benchmarks' floor does.
+     */
+    public void installBusyWait(Connection connection) throws SQLException {
+        Objects.requireNonNull(connection, "connection");
+        switch (busyWait) {
+            case SQLITE_SLEEPS -> {
+                try (Statement s = connection.createStatement()) {
+                    s.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
+                }
+            }
+            case JITTERED -> BusyHandler.setHandler(connection, jitteredBusyHandler());
+        }
+    }
+
+    /** The handler that {@link #installBusyWait} gives a connection under {@link BusyWait#JITTERED}. */
+    JitteredBusyHandler jitteredBusyHandler() {
+        return new JitteredBusyHandler(busyTimeout, longestBusySleep);
     }
 
     /**
@@ -89,7 +116,8 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
      * remains an option.
      */
     public static StoreOptions defaults() {
-        return new StoreOptions(JournalMode.WAL, Synchronous.FULL, Duration.ofSeconds(5), 16, BusyWait.JITTERED);
+        return new StoreOptions(JournalMode.WAL, Synchronous.FULL, Duration.ofSeconds(5), 16, BusyWait.JITTERED,
+                DEFAULT_LONGEST_BUSY_SLEEP);
     }
 
     public StoreOptions {
@@ -100,6 +128,17 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
             throw new IllegalArgumentException("poolSize must be at least 1: " + poolSize);
         }
         Objects.requireNonNull(busyWait, "busyWait");
+        Objects.requireNonNull(longestBusySleep, "longestBusySleep");
+        if (longestBusySleep.compareTo(LONGEST_BUSY_SLEEP_MIN) < 0 || longestBusySleep.compareTo(LONGEST_BUSY_SLEEP_MAX) > 0) {
+            throw new IllegalArgumentException("longestBusySleep must be between " + LONGEST_BUSY_SLEEP_MIN.toNanos() / 1000
+                    + " µs and " + LONGEST_BUSY_SLEEP_MAX.toMillis() + " ms: " + longestBusySleep);
+        }
+        if (busyWait == BusyWait.SQLITE_SLEEPS && !longestBusySleep.equals(DEFAULT_LONGEST_BUSY_SLEEP)) {
+            // Accepting it would leave a setting that changes nothing: say so instead.
+            throw new IllegalArgumentException("longestBusySleep is a setting of the JITTERED busy wait; SQLITE_SLEEPS sleeps as "
+                    + "SQLite does, so it must stay at the default " + DEFAULT_LONGEST_BUSY_SLEEP.toMillis() + " ms: "
+                    + longestBusySleep);
+        }
     }
 
     private static void requireBusyTimeout(Duration busyTimeout) {
@@ -110,22 +149,27 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
     }
 
     public StoreOptions withJournalMode(JournalMode mode) {
-        return new StoreOptions(mode, synchronous, busyTimeout, poolSize, busyWait);
+        return new StoreOptions(mode, synchronous, busyTimeout, poolSize, busyWait, longestBusySleep);
     }
 
     public StoreOptions withSynchronous(Synchronous sync) {
-        return new StoreOptions(journalMode, sync, busyTimeout, poolSize, busyWait);
+        return new StoreOptions(journalMode, sync, busyTimeout, poolSize, busyWait, longestBusySleep);
     }
 
     public StoreOptions withBusyTimeout(Duration timeout) {
-        return new StoreOptions(journalMode, synchronous, timeout, poolSize, busyWait);
+        return new StoreOptions(journalMode, synchronous, timeout, poolSize, busyWait, longestBusySleep);
     }
 
     public StoreOptions withPoolSize(int size) {
-        return new StoreOptions(journalMode, synchronous, busyTimeout, size, busyWait);
+        return new StoreOptions(journalMode, synchronous, busyTimeout, size, busyWait, longestBusySleep);
     }
 
     public StoreOptions withBusyWait(BusyWait wait) {
-        return new StoreOptions(journalMode, synchronous, busyTimeout, poolSize, wait);
+        return new StoreOptions(journalMode, synchronous, busyTimeout, poolSize, wait, longestBusySleep);
+    }
+
+    /** As these options, the {@link BusyWait#JITTERED} wait sleeping at most {@code sleep} at a time. */
+    public StoreOptions withLongestBusySleep(Duration sleep) {
+        return new StoreOptions(journalMode, synchronous, busyTimeout, poolSize, busyWait, sleep);
     }
 }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sqlite.BusyHandler;
 import org.sqlite.SQLiteConfig;
 
@@ -177,6 +178,19 @@ class BusyWaitTest {
         assertNull(givesUpOnceTheTimeoutIsSpent(wait::install));
     }
 
+    /**
+     * The jittered wait at the ends of its longest sleep's range keeps both promises: at 50 µs it
+     * still waits the whole timeout, at 1 s it still gives up when the timeout (200 ms) is spent.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {50_000, 1_000_000_000})
+    void theJitteredWaitKeepsThePromisesAtEitherEndOfItsLongestSleep(long longestSleepNanos) throws Exception {
+        StoreOptions jittered = StoreOptions.defaults().withLongestBusySleep(Duration.ofNanos(longestSleepNanos));
+        Waiting waiting = (connection, busyTimeout) -> jittered.withBusyTimeout(busyTimeout).installBusyWait(connection);
+        assertNull(waitsForALockReleasedInTime(waiting));
+        assertNull(givesUpOnceTheTimeoutIsSpent(waiting));
+    }
+
     @Test
     void aHandlerThatGivesUpAtOnceIsCaught() throws Exception {
         String verdict = waitsForALockReleasedInTime(BrokenWait.GIVES_UP_AT_ONCE);
@@ -220,6 +234,7 @@ class BusyWaitTest {
             assertTrue(assertThrows(IllegalArgumentException.class, () -> BusyWait.JITTERED.install(c, Duration.ofMillis(-1)))
                     .getMessage().startsWith("busyTimeout "));
         }
+        assertEquals("connection", assertThrows(NullPointerException.class, () -> defaults.installBusyWait(null)).getMessage());
         assertEquals(List.of(BusyWait.SQLITE_SLEEPS, BusyWait.JITTERED), List.of(BusyWait.values()));
     }
 }

@@ -64,4 +64,35 @@ class JitteredBusyHandlerTest {
         long tenWaits = System.nanoTime() - start;
         assertTrue(tenWaits >= 10 * JitteredBusyHandler.LONGEST_STEP_NANOS / 2, tenWaits + " ns");
     }
+
+    @Test
+    void theStepDoublesFromFiftyMicrosecondsToTheLongestStepOfTheOptions() {
+        JitteredBusyHandler byDefault = StoreOptions.defaults().jitteredBusyHandler();
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(50), byDefault.stepNanos(0));
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(3200), byDefault.stepNanos(6));
+        assertEquals(JitteredBusyHandler.LONGEST_STEP_NANOS, byDefault.stepNanos(7));
+        assertEquals(JitteredBusyHandler.LONGEST_STEP_NANOS, byDefault.stepNanos(Integer.MAX_VALUE));
+        JitteredBusyHandler oneMilli = StoreOptions.defaults().withLongestBusySleep(Duration.ofMillis(1)).jitteredBusyHandler();
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(800), oneMilli.stepNanos(4));
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(1), oneMilli.stepNanos(5));
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(1), oneMilli.stepNanos(Integer.MAX_VALUE));
+        // The longest allowed (1 s) is reached too: the doubling does not stop short of it.
+        JitteredBusyHandler oneSecond = StoreOptions.defaults().withLongestBusySleep(Duration.ofSeconds(1)).jitteredBusyHandler();
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(50) << 14, oneSecond.stepNanos(14));
+        assertEquals(TimeUnit.SECONDS.toNanos(1), oneSecond.stepNanos(15));
+        assertEquals(TimeUnit.SECONDS.toNanos(1), oneSecond.stepNanos(Integer.MAX_VALUE));
+    }
+
+    @Test
+    void aLongerLongestStepMakesTheWaitsLonger() {
+        // A handler that kept the default 4 ms would take 20-40 ms for these ten waits.
+        JitteredBusyHandler handler = new JitteredBusyHandler(Duration.ofSeconds(10), Duration.ofMillis(20));
+        assertEquals(1, handler.callback(0));
+        long start = System.nanoTime();
+        for (int call = 1; call <= 10; call++) {
+            assertEquals(1, handler.callback(20 + call));
+        }
+        long tenWaits = System.nanoTime() - start;
+        assertTrue(tenWaits >= TimeUnit.MILLISECONDS.toNanos(100), tenWaits + " ns");
+    }
 }

@@ -31,6 +31,31 @@ class OptionsBoundariesTest {
     }
 
     @Test
+    void theJitteredWaitsLongestSleepRunsFromItsFirstStepToOneSecondAndBelongsToItAlone() {
+        StoreOptions defaults = StoreOptions.defaults();
+        assertEquals(Duration.ofMillis(4), defaults.longestBusySleep());
+        Duration first = Duration.ofNanos(JitteredBusyHandler.FIRST_STEP_NANOS);
+        assertEquals(first, defaults.withLongestBusySleep(first).longestBusySleep());
+        assertEquals("longestBusySleep must be between 50 µs and 1000 ms: PT0.000049999S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withLongestBusySleep(first.minusNanos(1))).getMessage());
+        assertEquals(Duration.ofSeconds(1), defaults.withLongestBusySleep(Duration.ofSeconds(1)).longestBusySleep());
+        assertEquals("longestBusySleep must be between 50 µs and 1000 ms: PT1.000000001S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withLongestBusySleep(Duration.ofSeconds(1).plusNanos(1)))
+                        .getMessage());
+        assertEquals("longestBusySleep",
+                assertThrows(NullPointerException.class, () -> defaults.withLongestBusySleep(null)).getMessage());
+        // SQLite's own handler has its own sleeps: a longest sleep set with it would change nothing,
+        // in whichever order the two are set.
+        StoreOptions sqlites = defaults.withBusyWait(StoreOptions.BusyWait.SQLITE_SLEEPS);
+        assertEquals(Duration.ofMillis(4), sqlites.withLongestBusySleep(Duration.ofMillis(4)).longestBusySleep());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> sqlites.withLongestBusySleep(Duration.ofMillis(1)))
+                .getMessage().startsWith("longestBusySleep is a setting of the JITTERED busy wait"));
+        StoreOptions short1ms = defaults.withLongestBusySleep(Duration.ofMillis(1));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> short1ms.withBusyWait(StoreOptions.BusyWait.SQLITE_SLEEPS))
+                .getMessage().endsWith("must stay at the default 4 ms: PT0.001S"));
+    }
+
+    @Test
     void postgresOptionsTakeOneConnectionAStatementTimeoutOfOneMillisecondAndAConnectTimeoutOf250() {
         PostgresOptions defaults = PostgresOptions.defaults();
         assertEquals(1, defaults.withPoolSize(1).poolSize());

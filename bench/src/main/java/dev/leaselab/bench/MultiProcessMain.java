@@ -111,7 +111,7 @@ public final class MultiProcessMain implements Callable<Integer> {
     Duration busyTimeout;
     @Option(names = "--longest-busy-sleep", converter = OpenLoopMain.DurationConverter.class,
             description = "the jittered busy wait's longest sleep in every SQLite process, 50us to 1s (default: the store's, 4ms): "
-                    + "shorter sleeps shorten the tail across processes and cost throughput")
+                    + "shorter sleeps cost throughput and can shorten the tail (results/busy-sleep-20261206)")
     Duration longestBusySleep;
 
     public static void main(String[] args) {

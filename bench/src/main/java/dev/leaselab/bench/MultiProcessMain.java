@@ -53,6 +53,8 @@ import picocli.CommandLine.Spec;
  * java -Dleaselab.bench.busyWait=SQLITE_SLEEPS -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain \
  *     --splits 4x2 --strategies IMMEDIATE --rate 2000 --busy-timeout 5s
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --rate 2000 --longest-busy-sleep 1ms
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.MultiProcessMain --splits 4x2 --strategies GROUP_COMMIT --rate 2000 \
+ *     --duration 10s --timeline timelines
  * </pre>
  * With {@code --paired} the floor has no run of its own: every process switches between the floor
  * and the strategy in slices that all processes share ({@link PairedSlices}), and x floor is the
@@ -68,6 +70,11 @@ import picocli.CommandLine.Spec;
  * {@code --storage POSTGRESQL} the processes share a fresh schema of the server that
  * {@code ./with-postgres.sh} (or {@code LEASELAB_POSTGRES_URL}) names, and the busy timeout is the
  * statement timeout.
+ * With {@code --timeline}, every open loop's processes write each measured request (intended
+ * start, start, end, outcome; {@link OpenLoop#run(OpenLoop.Op, Path)}) to a folder of their own
+ * under it, and the command reports the longest stretch in which no request completed, in all
+ * processes together and in each ({@link OpenLoopTimeline}): whether a tail came from a stall that
+ * all processes shared.
  * Exit codes: 0 success, 2 a usage or runtime error.
  */
 @Command(name = "leaselab-multiprocess", mixinStandardHelpOptions = true, sortOptions = false,
@@ -113,6 +120,13 @@ public final class MultiProcessMain implements Callable<Integer> {
             description = "the jittered busy wait's longest sleep in every SQLite process, 50us to 1s (default: the store's, 4ms): "
                     + "shorter sleeps cost throughput and can shorten the tail (results/busy-sleep-20261206)")
     Duration longestBusySleep;
+    @Option(names = "--timeline", description = "write every open-loop request of every process (intended start, start, end, "
+            + "outcome, in System.nanoTime ns) to a folder per open loop under this new or empty folder, and report the longest "
+            + "stretch in which no request completed, in all processes together and in each (default: none)")
+    Path timeline;
+
+    /** Numbers the open loops' timeline folders in the order they ran. */
+    private int openLoopsRun;
 
     public static void main(String[] args) {
         if (System.getProperty(BenchMain.SLF4J_VERBOSITY) == null) {
@@ -181,14 +195,26 @@ public final class MultiProcessMain implements Callable<Integer> {
      * @param load the fraction of the closed loop's requests/s asked for
      * @param rateAsked requests per second over all processes
      * @param late requests that started more than 1 ms after they were due
+     * @param perProcessP999Ms each process's own p99.9, in start order: whether the tail is every
+     *     process's or comes from some of them falling behind
+     * @param timeline the folder of the processes' timelines, or null without {@code --timeline}
+     * @param gaps what the timelines show, or null without them
      */
     record OpenRun(String work, Split split, double load, double rateAsked, double wonPerSecond, long sent, long won,
-                   long failed, long late, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
+                   long failed, long late, double p50Ms, double p99Ms, double p999Ms, double maxMs, List<Double> perProcessP999Ms,
+                   String timeline, OpenLoopTimeline.Gaps gaps) {
 
         String line() {
-            return String.format(Locale.ROOT, "%-18s %-4s open loop at %.2f (%.0f req/s): p50 %.3f  p99 %.3f  p99.9 %.3f  "
-                            + "max %.3f ms  %.0f won/s  failed %d  late %d",
-                    work, split, load, rateAsked, p50Ms, p99Ms, p999Ms, maxMs, wonPerSecond, failed, late);
+            String line = String.format(Locale.ROOT, "%-18s %-4s open loop at %.2f (%.0f req/s): p50 %.3f  p99 %.3f  p99.9 %.3f  "
+                            + "max %.3f ms  %.0f won/s  failed %d  late %d  p99.9 per process %s ms",
+                    work, split, load, rateAsked, p50Ms, p99Ms, p999Ms, maxMs, wonPerSecond, failed, late,
+                    perProcessP999Ms.stream().map(ms -> String.format(Locale.ROOT, "%.1f", ms)).toList());
+            return gaps == null ? line : line + System.lineSeparator() + "    timeline " + timeline + ": " + gaps.describe();
+        }
+
+        OpenRun withTimeline(Path folder, OpenLoopTimeline.Gaps found) {
+            return new OpenRun(work, split, load, rateAsked, wonPerSecond, sent, won, failed, late, p50Ms, p99Ms, p999Ms, maxMs,
+                    perProcessP999Ms, folder.toString(), found);
         }
     }
 
@@ -239,6 +265,9 @@ public final class MultiProcessMain implements Callable<Integer> {
         if (busyTimeout != null && busyTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("--busy-timeout must be at least 1 ms: " + busyTimeout);
         }
+        if (timeline != null) {
+            checkTimeline(parsed);
+        }
         // This JVM's own connections (the schema, the check) and, passed on, every worker's; put
         // back afterwards, since a test runs this command inside its own JVM.
         Map<String, String> before = new LinkedHashMap<>();
@@ -263,11 +292,45 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Refuses a --timeline that records nothing, would overwrite files, or asks a worker for more
+     * requests than a timeline keeps (for --rate; a --load's rate is known only after its closed
+     * loop, and its worker refuses it then).
+     */
+    private void checkTimeline(List<Split> parsed) throws IOException {
+        if ((loads == null || loads.isEmpty()) && (rates == null || rates.isEmpty())) {
+            throw new IllegalArgumentException("--timeline records the open loops: give --load or --rate as well");
+        }
+        if (Files.exists(timeline)) {
+            boolean empty;
+            try (var entries = Files.isDirectory(timeline) ? Files.list(timeline) : null) {
+                empty = entries != null && entries.findAny().isEmpty();
+            }
+            if (!empty) {
+                throw new IllegalArgumentException("--timeline takes a new or empty folder, so that no earlier timeline is "
+                        + "overwritten: " + timeline);
+            }
+        }
+        for (Split split : parsed) {
+            for (double rate : rates == null ? List.<Double>of() : rates) {
+                long requests = new OpenLoop(rate / split.processes(), split.threads(), warmup, duration).measuredRequests();
+                if (requests > OpenLoop.TIMELINE_MAX_REQUESTS) {
+                    throw new IllegalArgumentException("--timeline keeps at most " + OpenLoop.TIMELINE_MAX_REQUESTS + " requests a "
+                            + "process, and --rate " + rate + " over " + split + " for --duration " + duration + " gives each "
+                            + requests + ": lower the rate or the duration");
+                }
+            }
+        }
+    }
+
     private int measure(List<LockingStrategy> measured, List<Split> parsed) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "%s, busy wait %s%s, busy timeout %d ms, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s s)%n",
+        if (timeline != null) {
+            Files.createDirectories(timeline);
+        }
+        out.printf(Locale.ROOT, "%s, busy wait %s%s, busy timeout %d ms, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s)%n",
                 storage, Storage.busyWait(), describeLongestSleep(), Storage.busyTimeout().toMillis(), warmup, duration,
-                MultiProcessWorker.TTL_SECONDS);
+                describeTtl());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Split split : parsed) {
             if (paired) {
@@ -307,6 +370,11 @@ public final class MultiProcessMain implements Callable<Integer> {
             out.println("wrote " + json);
         }
         return 0;
+    }
+
+    /** The hot-job claim's lease for the header, in plain digits (a double prints a microsecond as 1.0E-6). */
+    static String describeTtl() {
+        return java.math.BigDecimal.valueOf(MultiProcessWorker.TTL_SECONDS).stripTrailingZeros().toPlainString() + " s";
     }
 
     /** The jittered wait's longest sleep for the header, where it applies. */
@@ -359,7 +427,7 @@ public final class MultiProcessMain implements Callable<Integer> {
     PairedSlices.Result runPaired(String work, Split split) throws IOException, InterruptedException, SQLException {
         long sliceMillis = slice.toMillis();
         int groups = (int) (duration.toMillis() / (2 * sliceMillis));
-        return runProcesses(MultiProcessWorker.PAIRED + work, split, List.of(Long.toString(sliceMillis), Integer.toString(groups)),
+        return runProcesses(MultiProcessWorker.PAIRED + work, split, List.of(Long.toString(sliceMillis), Integer.toString(groups)), null,
                 (db, outputs, origin) -> {
                     List<JsonNode> workers = outputs.stream().map(MultiProcessMain::readWorker).toList();
                     try (Connection c = db.connect()) {
@@ -393,7 +461,7 @@ public final class MultiProcessMain implements Callable<Integer> {
 
     /** Creates a fresh file, starts the split's processes, opens the gate, and reads back their counts. */
     RunResult runOne(String work, Split split) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, List.of(), (db, outputs, origin) -> {
+        return runProcesses(work, split, List.of(), null, (db, outputs, origin) -> {
             RunResult result = fold(work, split, outputs);
             try (Connection c = db.connect()) {
                 checkFence(work, c, outputs);
@@ -408,8 +476,30 @@ public final class MultiProcessMain implements Callable<Integer> {
      * does not apply: an open loop does not count its warmup's wins.
      */
     OpenRun runOpen(String work, Split split, double load, double rate) throws IOException, InterruptedException, SQLException {
-        return runProcesses(work, split, List.of(Double.toString(rate / split.processes())),
-                (db, outputs, origin) -> foldOpen(work, split, load, outputs));
+        Path folder = null;
+        if (timeline != null) {
+            folder = timeline.resolve(String.format(Locale.ROOT, "%02d-%s-%s-%.0f-per-s", ++openLoopsRun, work, split, rate));
+            Files.createDirectory(folder);
+        }
+        Path timelines = folder;
+        return runProcesses(work, split, List.of(Double.toString(rate / split.processes())), timelines,
+                (db, outputs, origin) -> {
+                    OpenRun run = foldOpen(work, split, load, outputs);
+                    if (timelines == null) {
+                        return run;
+                    }
+                    List<Path> files = new ArrayList<>();
+                    List<Long> sent = new ArrayList<>();
+                    for (int p = 0; p < outputs.size(); p++) {
+                        files.add(timelineFile(timelines, p));
+                        sent.add(readWorker(outputs.get(p)).path("openLoop").path("sent").asLong());
+                    }
+                    return run.withTimeline(timelines, OpenLoopTimeline.read(files, sent));
+                });
+    }
+
+    private static Path timelineFile(Path folder, int process) {
+        return folder.resolve("process-" + process + ".tsv");
     }
 
     private interface Fold<T> {
@@ -423,8 +513,10 @@ public final class MultiProcessMain implements Callable<Integer> {
     /**
      * Creates a fresh database (a SQLite file, or a PostgreSQL schema) with the hot job and the
      * floor's row, starts the split's processes, opens the gate, waits for them and folds their outputs.
+     *
+     * @param timelines where each process writes its open loop's timeline, or null for none
      */
-    private <T> T runProcesses(String work, Split split, List<String> extraArguments, Fold<T> fold)
+    private <T> T runProcesses(String work, Split split, List<String> extraArguments, Path timelines, Fold<T> fold)
             throws IOException, InterruptedException, SQLException {
         Path dir = Files.createTempDirectory("leaselab-multiprocess-");
         List<Process> processes = new ArrayList<>();
@@ -440,8 +532,11 @@ public final class MultiProcessMain implements Callable<Integer> {
                             "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
                             "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
                             "-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + "=" + Storage.longestBusySleep().toNanos() / 1000,
-                            "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
-                            MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
+                            "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR"));
+                    if (timelines != null) {
+                        command.add("-D" + MultiProcessWorker.TIMELINE_PROPERTY + "=" + timelineFile(timelines, p));
+                    }
+                    command.addAll(List.of(MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
                             Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
                             output.toString()));
                     command.addAll(extraArguments);
@@ -502,12 +597,14 @@ public final class MultiProcessMain implements Callable<Integer> {
         long won = 0;
         long failed = 0;
         long late = 0;
+        List<Double> perProcessP999Ms = new ArrayList<>();
         for (Path output : outputs) {
             JsonNode o = readWorker(output).path("openLoop");
             if (o.isMissingNode()) {
                 throw new IllegalStateException("a worker wrote no open-loop result: " + output);
             }
             Histogram h = OpenLoop.decode(o.path("histogram").asText());
+            perProcessP999Ms.add(h.getValueAtPercentile(99.9) / 1e6); // before the first process's histogram takes the others in
             if (all == null) {
                 all = h;
             } else {
@@ -525,7 +622,7 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
         return new OpenRun(work, split, load, rate, wonPerSecond, sent, won, failed, late,
                 all.getValueAtPercentile(50) / 1e6, all.getValueAtPercentile(99) / 1e6, all.getValueAtPercentile(99.9) / 1e6,
-                all.getMaxValue() / 1e6);
+                all.getMaxValue() / 1e6, List.copyOf(perProcessP999Ms), null, null);
     }
 
     private static void awaitReady(Process process, String work, Split split) throws IOException {

@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * thread's counts; with it, the process sends {@code rate} requests per second from the gate on
  * through an {@link OpenLoop} on its threads, and the JSON has the open loop's {@link OpenLoop.Result}
  * (its latency histogram among it) under {@code openLoop}: the parent merges the processes'
- * histograms.
+ * histograms. With {@code -D}{@value #TIMELINE_PROPERTY}{@code =file} it also writes the open loop's
+ * timeline to that file.
  *
  * <p>With {@code PAIRED:strategy} as the work and {@code sliceMillis groups} in place of the rate,
  * each thread runs both the floor (on a connection of its own) and the strategy's claim, switching
@@ -54,6 +55,8 @@ public final class MultiProcessWorker {
     static final String FLOOR = "FLOOR";
     static final double TTL_SECONDS = 1e-6;
     static final String PAIRED = "PAIRED:";
+    /** Where an open-loop worker writes its timeline ({@link OpenLoop#run(OpenLoop.Op, Path)}); none without it. */
+    static final String TIMELINE_PROPERTY = "leaselab.bench.timeline";
 
     private MultiProcessWorker() {}
 
@@ -113,11 +116,13 @@ public final class MultiProcessWorker {
             System.out.flush();
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
             if (loop != null) {
-                openLoop = loop.run(worker -> switch (ops.get(worker).run()) {
+                OpenLoop.Op op = worker -> switch (ops.get(worker).run()) {
                     case WON -> OpenLoop.Outcome.WON;
                     case LOST -> OpenLoop.Outcome.LOST;
                     case FAILED -> OpenLoop.Outcome.FAILED;
-                });
+                };
+                String timeline = System.getProperty(TIMELINE_PROPERTY);
+                openLoop = timeline == null ? loop.run(op) : loop.run(op, Path.of(timeline));
             }
             synchronized (gate) {
                 open[0] = true;

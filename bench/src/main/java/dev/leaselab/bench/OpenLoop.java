@@ -1,6 +1,12 @@
 package dev.leaselab.bench;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.BitSet;
@@ -43,6 +49,11 @@ import org.HdrHistogram.Histogram;
  * is never dropped from the tail. The run returns at the cutoff at the latest; workers are daemon
  * threads, and one still stuck in the operation then is abandoned, and its late completion is
  * ignored.
+ *
+ * <p>A run can also keep its timeline ({@link #run(Op, Path)}): every measured request's intended
+ * start, actual start, end and outcome, written to a file after the run. The times are
+ * {@link System#nanoTime()}, which on Linux is one clock for every process on the host, so the
+ * timelines of several processes ({@link MultiProcessMain}'s {@code --timeline}) line up.
  *
  * <p>From the command line, on SQLite:
  * <pre>
@@ -90,6 +101,15 @@ class OpenLoop {
      * interval. Spinning longer than that would take CPU from the store on a 2-core machine.
      */
     private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /**
+     * The most measured requests a run keeps a timeline of: 25 bytes each, so at most 250 MB of a
+     * worker's heap (by default a quarter of the machine's memory, 6 GiB here); 10 s at 100,000 requests/s is a million.
+     */
+    static final long TIMELINE_MAX_REQUESTS = 10_000_000;
+    /** The header of a timeline file; {@link OpenLoopTimeline} reads it back. */
+    static final String TIMELINE_HEADER = "request\tintended_ns\tstart_ns\tend_ns\toutcome";
+    /** A timeline's outcome for a request that had not completed by the cutoff: counted as {@link Outcome#FAILED}. */
+    static final String TIMED_OUT = "TIMED_OUT";
 
     private final double rate;
     private final int threads;
@@ -162,7 +182,41 @@ class OpenLoop {
         if (op == null) {
             throw new IllegalArgumentException("op must not be null");
         }
-        return new Schedule(op).run();
+        return new Schedule(op, false).run();
+    }
+
+    /**
+     * The same, and then writes the measured requests to {@code timeline}, one line each in the
+     * order of their intended starts, after {@link #TIMELINE_HEADER}: the request's number in the
+     * measured window, its intended start, actual start and end ({@link System#nanoTime()} ns),
+     * and its outcome. A request not completed by the cutoff has the end -1 and the outcome
+     * {@value #TIMED_OUT}, and the start -1 if it never started.
+     *
+     * @throws IllegalArgumentException if {@code op} is null, or the run measures more than
+     *     {@link #TIMELINE_MAX_REQUESTS} requests
+     * @throws NullPointerException if {@code timeline} is null
+     * @throws UncheckedIOException if the file cannot be written
+     */
+    Result run(Op op, Path timeline) {
+        if (op == null) {
+            throw new IllegalArgumentException("op must not be null");
+        }
+        java.util.Objects.requireNonNull(timeline, "timeline");
+        long measured = measuredRequests();
+        if (measured > TIMELINE_MAX_REQUESTS) {
+            throw new IllegalArgumentException("a timeline keeps at most " + TIMELINE_MAX_REQUESTS + " requests, and rate x duration "
+                    + "schedules " + measured + ": lower the rate or the duration");
+        }
+        Schedule schedule = new Schedule(op, true);
+        Result result = schedule.run();
+        schedule.writeTimeline(timeline);
+        return result;
+    }
+
+    /** How many requests the measured window schedules. */
+    long measuredRequests() {
+        double interval = intervalNanos();
+        return (long) Math.ceil((warmupNanos + durationNanos) / interval) - (long) Math.ceil(warmupNanos / interval);
     }
 
     /** The state of one run: the schedule, the workers and what they recorded. */
@@ -201,10 +255,18 @@ class OpenLoop {
         private long lastEnd;
         private boolean closed;
         private String firstFailure;
+        /** With a timeline, per measured request: its actual start and end, and its outcome's ordinal (-1: timed out). */
+        private final long[] startedAt;
+        private final long[] endedAt;
+        private final byte[] outcomeOf;
 
-        Schedule(Op op) {
+        Schedule(Op op, boolean timeline) {
             this.op = op;
             this.settled = new BitSet((int) (end - firstMeasured));
+            int measured = timeline ? (int) (end - firstMeasured) : 0;
+            this.startedAt = new long[measured];
+            this.endedAt = new long[measured];
+            this.outcomeOf = new byte[measured];
             for (int w = 0; w < threads; w++) {
                 inFlightIndex.set(w, -1);
             }
@@ -318,6 +380,11 @@ class OpenLoop {
                 return;
             }
             settled.set((int) k);
+            if (outcomeOf.length > 0) {
+                startedAt[(int) k] = began;
+                endedAt[(int) k] = ended;
+                outcomeOf[(int) k] = (byte) outcome.ordinal();
+            }
             counts[outcome.ordinal()]++;
             record(ended - latencyOrigin(intended, began));
             if (began - intended > LATE_NANOS) {
@@ -339,12 +406,19 @@ class OpenLoop {
                 long i = firstMeasured + k;
                 long intended = intended(i);
                 long began = cutoff;
+                boolean started = false;
                 for (int w = 0; w < threads; w++) {
                     if (inFlightIndex.get(w) == i) {
                         began = inFlightBegan.get(w);
+                        started = true;
                     }
                 }
                 settled.set(k);
+                if (outcomeOf.length > 0) {
+                    startedAt[k] = started ? began : -1;
+                    endedAt[k] = -1;
+                    outcomeOf[k] = -1;
+                }
                 counts[Outcome.FAILED.ordinal()]++;
                 timedOut++;
                 record(cutoff - latencyOrigin(intended, began));
@@ -355,6 +429,22 @@ class OpenLoop {
                 if (firstFailure == null) {
                     firstFailure = "not completed within the drain bound of " + Duration.ofNanos(drainNanos) + " after the window";
                 }
+            }
+        }
+
+        /** Writes the timeline; only after {@link #closeAtCutoff}, when every measured request is settled. */
+        private synchronized void writeTimeline(Path file) {
+            Outcome[] outcomes = Outcome.values();
+            try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
+                out.write(TIMELINE_HEADER);
+                out.newLine();
+                for (int k = 0; k < outcomeOf.length; k++) {
+                    out.write(k + "\t" + intended(firstMeasured + k) + "\t" + startedAt[k] + "\t" + endedAt[k] + "\t"
+                            + (outcomeOf[k] < 0 ? TIMED_OUT : outcomes[outcomeOf[k]].name()));
+                    out.newLine();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not write the timeline to " + file, e);
             }
         }
 

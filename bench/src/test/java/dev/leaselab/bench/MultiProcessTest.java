@@ -175,6 +175,8 @@ class MultiProcessTest {
         assertEquals(500.0, merged.p999Ms(), 1.0);
         assertEquals(500.0, merged.maxMs(), 1.0);
         assertEquals(200.0, merged.rateAsked(), 1e-9, "the two processes' shares");
+        assertEquals(1.0, merged.perProcessP999Ms().get(0), 0.01, "the fast process's own p99.9");
+        assertEquals(500.0, merged.perProcessP999Ms().get(1), 1.0, "the stalled one's");
 
         Path closedOnly = workerOutput("closed.json", 1000, 5);
         assertThrows(IllegalStateException.class, () -> MultiProcessMain.foldOpen("IMMEDIATE", split, 0.5, List.of(closedOnly)));
@@ -307,6 +309,67 @@ class MultiProcessTest {
         // 0.6 s at 300/s, give or take the requests the window's edges cut.
         assertTrue(open.path("sent").asLong() > 120 && open.path("sent").asLong() < 240, open.toString());
         assertEquals(0, open.path("failed").asLong(), open.toString());
+    }
+
+    /**
+     * {@code --timeline}: each process of the open loop writes every request it sent to the loop's
+     * own folder, the command reads them back (refusing one that lost requests,
+     * {@link OpenLoopTimelineTest}) and reports the longest stretch without a completion.
+     */
+    @Test
+    void theTimelineOfAnOpenLoopHoldsEveryRequestOfEveryProcess() throws Exception {
+        Path json = dir.resolve("timeline.json");
+        Path timelines = dir.resolve("timelines");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+                "--warmup", "200ms", "--duration", "600ms", "--timeline", timelines.toString(), "--json", json.toString());
+        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, console);
+        assertTrue(console.contains("ttl 0.000001 s"), "the lease in plain digits: " + console);
+        Path folder = timelines.resolve("01-CONDITIONAL_UPDATE-2x1-300-per-s");
+        assertTrue(console.contains("timeline " + folder + ": no request completed for "), console);
+        assertEquals(List.of(folder), java.nio.file.Files.list(timelines).toList(), "one folder per open loop, none for closed loops");
+        JsonNode open = Json.read(json).path("runs").get(1).path("openLoop").get(0);
+        assertEquals(folder.toString(), open.path("timeline").asText());
+        assertEquals(2, open.path("gaps").path("perProcessLongestMs").size(), open.toString());
+        long rows = 0;
+        for (int p = 0; p < 2; p++) {
+            List<String> lines = java.nio.file.Files.readAllLines(folder.resolve("process-" + p + ".tsv"));
+            assertEquals(OpenLoop.TIMELINE_HEADER, lines.get(0));
+            assertTrue(lines.size() > 1, "process " + p + " sent requests");
+            rows += lines.size() - 1;
+        }
+        assertEquals(open.path("sent").asLong(), rows, "the two timelines hold every request the open loop sent");
+    }
+
+    @Test
+    void aTimelineWithoutAnOpenLoopOrIntoAFolderInUseIsRefused() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+                "--splits", "2x1", "--timeline", dir.resolve("t").toString());
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline records the open loops"), err.toString(StandardCharsets.UTF_8));
+
+        Path used = java.nio.file.Files.createDirectories(dir.resolve("used"));
+        Path earlier = java.nio.file.Files.writeString(used.resolve("earlier.tsv"), "kept");
+        err.reset();
+        code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+                "--splits", "2x1", "--rate", "300", "--timeline", used.toString());
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline takes a new or empty folder"), err.toString(StandardCharsets.UTF_8));
+        assertEquals("kept", java.nio.file.Files.readString(earlier));
+
+        err.reset();
+        code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+                "--splits", "1x1", "--rate", "2000000", "--duration", "6s", "--timeline", dir.resolve("big").toString());
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline keeps at most"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(!java.nio.file.Files.exists(dir.resolve("big")), "refused before anything was written");
     }
 
     /**

@@ -66,6 +66,7 @@ import picocli.CommandLine.Spec;
  * latency from each request's intended start, the processes' histograms merged. {@code --rate}
  * asks for the same requests/s whatever the run: what two busy waits are compared on, one run of
  * each, since a fraction of each run's own closed loop would give the faster one more work.
+ * {@code --open-loop-only} runs those fixed-rate open loops alone, without the floor and the closed loops.
  * {@code -Dleaselab.bench.busyWait=JITTERED} sets every SQLite process's busy wait. With
  * {@code --storage POSTGRESQL} the processes share a fresh schema of the server that
  * {@code ./with-postgres.sh} (or {@code LEASELAB_POSTGRES_URL}) names, and the busy timeout is the
@@ -120,6 +121,9 @@ public final class MultiProcessMain implements Callable<Integer> {
             description = "the jittered busy wait's longest sleep in every SQLite process, 50us to 1s (default: the store's, 4ms): "
                     + "shorter sleeps cost throughput and can shorten the tail (results/busy-sleep-20261206)")
     Duration longestBusySleep;
+    @Option(names = "--open-loop-only", description = "run only the --rate open loops: no floor and no closed loop, so no x floor "
+            + "and no load (what a tail comparison at fixed rates needs, in half the time; default: the closed loops first)")
+    boolean openLoopOnly;
     @Option(names = "--timeline", description = "write every open-loop request of every process (intended start, start, end, "
             + "outcome, in System.nanoTime ns) to a folder per open loop under this new or empty folder, and report the longest "
             + "stretch in which no request completed, in all processes together and in each (default: none)")
@@ -192,7 +196,7 @@ public final class MultiProcessMain implements Callable<Integer> {
      * One open loop across the processes of a split: the processes' histograms merged, so the
      * percentiles are over every request of every process, each from its intended start.
      *
-     * @param load the fraction of the closed loop's requests/s asked for
+     * @param load the fraction of the closed loop's requests/s asked for; null with --open-loop-only, which runs no closed loop
      * @param rateAsked requests per second over all processes
      * @param late requests that started more than 1 ms after they were due
      * @param perProcessP999Ms each process's own p99.9, in start order: whether the tail is every
@@ -200,14 +204,14 @@ public final class MultiProcessMain implements Callable<Integer> {
      * @param timeline the folder of the processes' timelines, or null without {@code --timeline}
      * @param gaps what the timelines show, or null without them
      */
-    record OpenRun(String work, Split split, double load, double rateAsked, double wonPerSecond, long sent, long won,
+    record OpenRun(String work, Split split, Double load, double rateAsked, double wonPerSecond, long sent, long won,
                    long failed, long late, double p50Ms, double p99Ms, double p999Ms, double maxMs, List<Double> perProcessP999Ms,
                    String timeline, OpenLoopTimeline.Gaps gaps) {
 
         String line() {
-            String line = String.format(Locale.ROOT, "%-18s %-4s open loop at %.2f (%.0f req/s): p50 %.3f  p99 %.3f  p99.9 %.3f  "
+            String line = String.format(Locale.ROOT, "%-18s %-4s open loop %s(%.0f req/s): p50 %.3f  p99 %.3f  p99.9 %.3f  "
                             + "max %.3f ms  %.0f won/s  failed %d  late %d  p99.9 per process %s ms",
-                    work, split, load, rateAsked, p50Ms, p99Ms, p999Ms, maxMs, wonPerSecond, failed, late,
+                    work, split, load == null ? "" : String.format(Locale.ROOT, "at %.2f ", load), rateAsked, p50Ms, p99Ms, p999Ms, maxMs, wonPerSecond, failed, late,
                     perProcessP999Ms.stream().map(ms -> String.format(Locale.ROOT, "%.1f", ms)).toList());
             return gaps == null ? line : line + System.lineSeparator() + "    timeline " + timeline + ": " + gaps.describe();
         }
@@ -264,6 +268,10 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
         if (busyTimeout != null && busyTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("--busy-timeout must be at least 1 ms: " + busyTimeout);
+        }
+        if (openLoopOnly && (rates == null || rates.isEmpty() || (loads != null && !loads.isEmpty()) || paired)) {
+            throw new IllegalArgumentException("--open-loop-only runs the --rate open loops alone: give --rate, and neither --load "
+                    + "(a fraction of a closed loop it does not run) nor --paired");
         }
         if (timeline != null) {
             checkTimeline(parsed);
@@ -337,6 +345,13 @@ public final class MultiProcessMain implements Callable<Integer> {
                 rows.addAll(measurePaired(measured, split, out));
                 continue;
             }
+            if (openLoopOnly) {
+                for (LockingStrategy strategy : measured) {
+                    rows.add(new LinkedHashMap<>(Map.of("openLoop", openLoops(strategy, split, Double.NaN, out))));
+                }
+                out.flush();
+                continue;
+            }
             RunResult floor = runOne(MultiProcessWorker.FLOOR, split);
             out.println(floor.line());
             rows.add(row(floor, Double.NaN));
@@ -362,6 +377,7 @@ public final class MultiProcessMain implements Callable<Integer> {
             report.put("measureMillis", duration.toMillis());
             report.put("loads", loads == null ? List.of() : loads);
             report.put("rates", rates == null ? List.of() : rates);
+            report.put("openLoopOnly", openLoopOnly);
             if (paired) {
                 report.put("sliceMillis", slice.toMillis());
             }
@@ -620,7 +636,7 @@ public final class MultiProcessMain implements Callable<Integer> {
         if (all == null) {
             throw new IllegalArgumentException("outputs must name at least one process's result");
         }
-        return new OpenRun(work, split, load, rate, wonPerSecond, sent, won, failed, late,
+        return new OpenRun(work, split, Double.isNaN(load) ? null : load, rate, wonPerSecond, sent, won, failed, late,
                 all.getValueAtPercentile(50) / 1e6, all.getValueAtPercentile(99) / 1e6, all.getValueAtPercentile(99.9) / 1e6,
                 all.getMaxValue() / 1e6, List.copyOf(perProcessP999Ms), null, null);
     }

@@ -89,6 +89,19 @@ class MultiProcessRunsTest {
         assertEquals("", Report.processes(List.of()));
     }
 
+    /** The open-loop table gives each process's own p99.9, and a dash for a run recorded before there was one. */
+    @Test
+    void theOpenLoopTableGivesEachProcesssP999() throws Exception {
+        String open = "{\"work\":\"GROUP_COMMIT\",\"split\":{\"processes\":2,\"threads\":1},\"load\":0.5,\"rateAsked\":2000,"
+                + "\"wonPerSecond\":1900,\"p50Ms\":0.5,\"p99Ms\":30,\"p999Ms\":250,\"maxMs\":300,\"failed\":0,\"late\":7";
+        com.fasterxml.jackson.databind.JsonNode run = Json.MAPPER.readTree("{\"storage\":\"WAL_FULL\",\"busyWait\":\"JITTERED\",\"runs\":["
+                + "{\"openLoop\":[" + open + ",\"perProcessP999Ms\":[45.5,250.0]}]},{\"openLoop\":[" + open + "}]}]}");
+        String table = Report.processes(List.of(run));
+        assertTrue(table.contains("p99.9 per process ms"), table);
+        assertTrue(table.contains("| 250 | 45.5, 250 | 300 |"), table);
+        assertTrue(table.contains("| 250 | - | 300 |"), table);
+    }
+
     @Test
     void badStepsAreRefusedNamingWhatIsWrong() {
         List<MultiProcessMain.Split> split = List.of(new MultiProcessMain.Split(2, 1));

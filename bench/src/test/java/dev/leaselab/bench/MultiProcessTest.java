@@ -344,6 +344,43 @@ class MultiProcessTest {
         assertEquals(open.path("sent").asLong(), rows, "the two timelines hold every request the open loop sent");
     }
 
+    /** {@code --open-loop-only}: the --rate open loop and nothing else, so no floor and no closed loop in the results. */
+    @Test
+    void anOpenLoopOnlyRunHasNoFloorAndNoClosedLoop() {
+        Path json = dir.resolve("open-only.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE,IMMEDIATE", "--splits", "2x1", "--rate", "300",
+                "--warmup", "200ms", "--duration", "600ms", "--open-loop-only", "--json", json.toString());
+        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, console);
+        assertTrue(!console.contains("FLOOR") && !console.contains("won/s  lost"), "no floor and no closed loop: " + console);
+        assertTrue(console.contains("CONDITIONAL_UPDATE 2x1  open loop (300 req/s)"), console);
+        JsonNode report = Json.read(json);
+        assertTrue(report.path("openLoopOnly").asBoolean());
+        assertTrue(report.path("runs").get(0).path("openLoop").get(0).path("load").isNull(), "no closed loop, so no load");
+        JsonNode runs = report.path("runs");
+        assertEquals(2, runs.size(), runs.toString());
+        for (JsonNode run : runs) {
+            assertTrue(run.path("result").isMissingNode(), run.toString());
+            JsonNode open = run.path("openLoop").get(0);
+            assertEquals(300.0, open.path("rateAsked").asDouble(), 1e-6, open.toString());
+            assertTrue(open.path("sent").asLong() > 120, open.toString());
+            assertEquals(2, open.path("perProcessP999Ms").size(), open.toString());
+        }
+        for (String[] wrong : List.of(new String[] {"--open-loop-only"}, new String[] {"--open-loop-only", "--rate", "300", "--load", "0.5"},
+                new String[] {"--open-loop-only", "--rate", "300", "--paired"})) {
+            ByteArrayOutputStream refused = new ByteArrayOutputStream();
+            List<String> args = new java.util.ArrayList<>(List.of("--storage", "WAL_NORMAL", "--splits", "2x1"));
+            args.addAll(List.of(wrong));
+            assertEquals(2, MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(refused, true, StandardCharsets.UTF_8), args.toArray(String[]::new)), String.join(" ", wrong));
+            assertTrue(refused.toString(StandardCharsets.UTF_8).contains("--open-loop-only runs the --rate open loops alone"),
+                    refused.toString(StandardCharsets.UTF_8));
+        }
+    }
+
     @Test
     void aTimelineWithoutAnOpenLoopOrIntoAFolderInUseIsRefused() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

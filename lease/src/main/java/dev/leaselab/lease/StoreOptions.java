@@ -24,7 +24,8 @@ import org.sqlite.BusyHandler;
  * @param longestBusySleep the longest sleep of the {@link BusyWait#JITTERED} wait, from 50 µs (its
  *     first step) to 1 s; 4 ms by default. At 1 ms, CONDITIONAL_UPDATE in 4 processes x 2
  *     threads on WAL + FULL kept its open-loop p99.9 under 20 ms in 10 of 10 runs (5 of 10 at
- *     4 ms) for 15-30% of its throughput; elsewhere shorter sleeps cost throughput and did not
+ *     4 ms) for 15-30% of its throughput, and on a machine with slower syncs it was shorter than at
+ *     4 ms in 4 of 4 runs at 2,000 requests/s. Elsewhere shorter sleeps cost throughput and did not
  *     shorten the tail, as more waiters poll the lock (results/busy-sleep-20261206).
  *     {@link BusyWait#SQLITE_SLEEPS} has its own sleeps, so with it this must stay at the default.
  */

@@ -137,7 +137,7 @@ class OpenLoop {
         this.warmupNanos = nanos("warmup", warmup, true);
         this.durationNanos = nanos("duration", duration, false);
         this.drainNanos = nanos("drain", drain, false);
-        double measured = Math.ceil((warmupNanos + durationNanos) / intervalNanos()) - Math.ceil(warmupNanos / intervalNanos());
+        double measured = scheduledInWindow();
         if (measured < 1) {
             throw new IllegalArgumentException("rate x duration must schedule at least one request, was " + rate + "/s x " + duration);
         }
@@ -215,8 +215,12 @@ class OpenLoop {
 
     /** How many requests the measured window schedules. */
     long measuredRequests() {
-        double interval = intervalNanos();
-        return (long) Math.ceil((warmupNanos + durationNanos) / interval) - (long) Math.ceil(warmupNanos / interval);
+        return (long) scheduledInWindow();
+    }
+
+    /** The same in a double, which the constructor checks before it is known to fit a long. */
+    private double scheduledInWindow() {
+        return Math.ceil((warmupNanos + durationNanos) / intervalNanos()) - Math.ceil(warmupNanos / intervalNanos());
     }
 
     /** The state of one run: the schedule, the workers and what they recorded. */

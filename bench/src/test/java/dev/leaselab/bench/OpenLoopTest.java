@@ -27,7 +27,7 @@ class OpenLoopTest {
     private static final Duration MS_10 = Duration.ofMillis(10);
 
     /** Holds the calling thread for at least {@code nanos}: {@code parkNanos} alone may return early. */
-    private static void serve(long nanos) {
+    static void serve(long nanos) {
         long deadline = System.nanoTime() + nanos;
         for (long left; (left = deadline - System.nanoTime()) > 0; ) {
             LockSupport.parkNanos(left);
@@ -135,13 +135,7 @@ class OpenLoopTest {
     @Test
     void aRequestStuckPastTheDrainBoundIsCountedFailedAndChargedNotDropped() {
         CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger calls = new AtomicInteger();
-        OpenLoop.Op op = worker -> {
-            if (calls.incrementAndGet() == 60) {
-                release.await();
-            }
-            return Outcome.WON;
-        };
+        OpenLoop.Op op = stuckAtCall(60, release);
         try {
             // 2 workers at 200/s: the second keeps serving while the first is stuck.
             OpenLoop loop = new OpenLoop(200, 2, Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(200));
@@ -157,6 +151,17 @@ class OpenLoopTest {
         } finally {
             release.countDown();
         }
+    }
+
+    /** An operation that wins at once, except its {@code n}th call, which waits until {@code release} opens. */
+    static OpenLoop.Op stuckAtCall(int n, CountDownLatch release) {
+        AtomicInteger calls = new AtomicInteger();
+        return worker -> {
+            if (calls.incrementAndGet() == n) {
+                release.await();
+            }
+            return Outcome.WON;
+        };
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,23 +31,15 @@ class OpenLoopTimelineTest {
     @TempDir
     Path dir;
 
-    /** Holds the calling thread for at least {@code nanos}: {@code parkNanos} alone may return early. */
-    private static void serve(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        for (long left; (left = deadline - System.nanoTime()) > 0; ) {
-            LockSupport.parkNanos(left);
-        }
-    }
-
     @Test
     void everyMeasuredRequestIsWrittenOnceInOrderAndAStallShowsAsTheLongestStretch() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         OpenLoop.Op op = worker -> {
             // The 150th call (the 50th measured) holds the one worker for 250 ms; the requests due meanwhile queue.
             if (calls.incrementAndGet() == 150) {
-                serve(250 * MS);
+                OpenLoopTest.serve(250 * MS);
             } else {
-                serve(TimeUnit.MICROSECONDS.toNanos(100));
+                OpenLoopTest.serve(TimeUnit.MICROSECONDS.toNanos(100));
             }
             return calls.get() % 10 == 0 ? Outcome.LOST : Outcome.WON;
         };
@@ -87,13 +78,7 @@ class OpenLoopTimelineTest {
     @Test
     void aRequestThatNeverCompletedIsWrittenTimedOutWithNoEnd() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger calls = new AtomicInteger();
-        OpenLoop.Op op = worker -> {
-            if (calls.incrementAndGet() == 60) {
-                release.await();
-            }
-            return Outcome.WON;
-        };
+        OpenLoop.Op op = OpenLoopTest.stuckAtCall(60, release);
         Path file = dir.resolve("stuck.tsv");
         try {
             OpenLoop loop = new OpenLoop(200, 2, Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(200));

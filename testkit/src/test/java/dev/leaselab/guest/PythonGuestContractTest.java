@@ -6,6 +6,7 @@ import dev.leaselab.testkit.Database;
 import dev.leaselab.testkit.LeaseStoreContract;
 import dev.leaselab.testkit.ProtocolLeaseStore;
 import dev.leaselab.testkit.PythonGuest;
+import dev.leaselab.testkit.StopAtFirstCatch;
 import java.util.List;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * each of the design's wrong changes switched on (the configuration parameter
  * {@value #MUTATION}) and requires it to fail.
  */
-@ExtendWith(PythonGuestContractTest.Mutation.class)
+@ExtendWith({PythonGuestContractTest.Mutation.class, StopAtFirstCatch.class})
 class PythonGuestContractTest extends LeaseStoreContract {
 
     static final String MUTATION = "leaselab.pythonMutation";

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.leaselab.testkit.PythonGuest;
+import dev.leaselab.testkit.StopAtFirstCatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,8 @@ import org.junit.platform.testkit.engine.Event;
  * switched on, and must fail for every one (surefire runs the same class on the correct design,
  * which must pass). The matrix is written to {@code target/python-kill-matrix.md}. The mutations
  * run three at a time: most of a run is spent starting Python processes and waiting for SQLite's lock.
+ * A mutation's run stops at its first catch ({@link StopAtFirstCatch}); {@code
+ * -Dleaselab.killMatrix=full} runs each through the whole suite and lists every catch.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class PythonKillMatrixTest {
@@ -48,6 +51,7 @@ class PythonKillMatrixTest {
     void theContractSuiteOverTheProtocolCatchesTheWrongChange(String mutation) {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter(PythonGuestContractTest.MUTATION, mutation)
+                .configurationParameter(StopAtFirstCatch.PARAMETER, String.valueOf(!StopAtFirstCatch.fullMatrix()))
                 .selectors(selectClass(PythonGuestContractTest.class)).execute();
         assertEquals(0, results.containerEvents().failed().count(), "the suite itself broke: "
                 + results.containerEvents().failed().list());
@@ -60,6 +64,9 @@ class PythonKillMatrixTest {
                         .orElse(test.getDisplayName())));
         MATRIX.put(mutation, caughtBy);
         assertFalse(caughtBy.isEmpty(), mutation + " survived the contract suite over the protocol: no test failed");
+        if (!StopAtFirstCatch.fullMatrix()) {
+            assertEquals(1, results.testEvents().failed().count(), () -> mutation + "'s run went on after its first catch: " + caughtBy);
+        }
     }
 
     /** The Java list of mutations is the Python module's list: none is left out of the matrix. */
@@ -78,8 +85,11 @@ class PythonKillMatrixTest {
 
     @AfterAll
     static void writeMatrix() throws IOException {
+        boolean full = StopAtFirstCatch.fullMatrix();
         StringBuilder out = new StringBuilder("# Kill matrix of the Python design, over the worker protocol\n\n")
-                .append("| wrong change | contract | caught | tests that caught it |\n|---|---|---|---|\n");
+                .append(full ? "" : "Each run stopped at its first catch; -Dleaselab.killMatrix=full lists every catch.\n\n")
+                .append("| wrong change | contract | caught | ").append(full ? "tests that caught it" : "first test that caught it")
+                .append(" |\n|---|---|---|---|\n");
         int caught = 0;
         for (Map.Entry<String, SortedSet<String>> row : new TreeMap<>(MATRIX).entrySet()) {
             caught += row.getValue().isEmpty() ? 0 : 1;

@@ -3,6 +3,7 @@ package dev.leaselab.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leaselab.testkit.StopAtFirstCatch;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CyclicBarrier;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * can run this race against {@link BrokenPostgresStore#CLAIM_NEXT_WITHOUT_JOB_LOCK}, that
  * claimNext without the per-job lock and re-check, and require it to be caught.
  */
-@ExtendWith(StoreUnderTest.class)
+@ExtendWith({StoreUnderTest.class, StopAtFirstCatch.class})
 class ClaimAgainstClaimNextTest {
 
     private static final int ROUNDS = 100;

@@ -1,6 +1,7 @@
 package dev.leaselab.lease;
 
 import dev.leaselab.testkit.PostgresServer;
+import dev.leaselab.testkit.StopAtFirstCatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,7 +41,9 @@ import org.junit.platform.testkit.engine.Event;
  * {@link BrokenPostgresStore} and must fail for each one (for the PostgreSQL variants, together
  * with {@link ClaimAgainstClaimNextTest}). A variant that survives means the suite has a hole, and
  * fails the build. The matrix (variant, then the tests that caught it and for which
- * strategies) is printed and written to {@code target/kill-matrix.md}.
+ * strategies) is printed and written to {@code target/kill-matrix.md}. A variant's run stops at its
+ * first catch ({@link StopAtFirstCatch}), so the matrix names that one test; {@code
+ * -Dleaselab.killMatrix=full} runs every variant through the whole suite and lists every catch.
  *
  * <p>A run of a variant tests only the strategies of the variant's engine; the others are aborted,
  * so the SQLite rows never touch the PostgreSQL server.
@@ -62,12 +65,27 @@ class KillMatrixTest {
     private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
             Collections.synchronizedMap(new EnumMap<>(BrokenPostgresStore.class));
 
+    /**
+     * The test that measures whether claimMany's claims met in time. In a variant's run (no fsync,
+     * three suites at once on 2 cores) a claim is so short that the claims of a correct claimMany
+     * can meet in none of the 40 rounds: in a run of this matrix that stopped at each variant's
+     * first catch (2026-12-06), that was the first failure of 13 of the 20 SQLite variants that do
+     * not touch claimMany's race. Such a failure says that the machine was busy, not that the
+     * variant broke a rule, and it would hide whether the tests aimed at the variant catch it. So
+     * the variants' runs leave the test out, and the one variant it is aimed at,
+     * {@link BrokenStore#CLAIM_MANY_ONE_AT_A_TIME}, has a test of its own
+     * ({@link #aClaimManyThatNeverRacesIsCaughtOnlyByTheOverlapTestSayingSo}).
+     */
+    private static final String OVERLAP_TEST = "claimManyClaimsOverlapInTime";
+
     @ParameterizedTest(name = "{0}")
-    @EnumSource(BrokenStore.class)
+    @EnumSource(value = BrokenStore.class, mode = EnumSource.Mode.EXCLUDE, names = "CLAIM_MANY_ONE_AT_A_TIME")
     void theContractSuiteCatchesTheBrokenStore(BrokenStore broken) {
-        SortedMap<String, SortedSet<String>> caughtBy = runSuiteAgainst(StoreUnderTest.BROKEN_STORE, broken.name());
+        SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(ContractSuiteRun.run(
+                variantRun(StoreUnderTest.BROKEN_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, method -> !method.equals(OVERLAP_TEST)));
         MATRIX.put(broken, caughtBy);
         assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
+        assertStoppedAtTheFirstCatch(caughtBy);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -77,15 +95,17 @@ class KillMatrixTest {
         // and so "catch" any variant.
         PostgresServer.get();
         SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(ContractSuiteRun.run(
-                Map.of(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, method -> true));
+                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, method -> !method.equals(OVERLAP_TEST)));
         POSTGRES_MATRIX.put(broken, caughtBy);
         assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite and the claim/claimNext race: no test failed");
+        assertStoppedAtTheFirstCatch(caughtBy);
     }
 
     /**
      * A claimMany that runs its claims one at a time gets every result right, so the only test
      * that may catch it is the one that measures whether its claims overlapped, and that test must
-     * say so, on every SQLite strategy: a catch by another test would blame the wrong rule.
+     * say so, on every SQLite strategy: a catch by another test would blame the wrong rule. This is
+     * the variant's row of the matrix (the matrix's own runs leave that test out, see {@link #OVERLAP_TEST}).
      *
      * <p>Only the tests that call claimMany run (its own tests and the error tests, which call
      * every operation): the variant changes nothing else, so no other test can blame it, and a
@@ -100,6 +120,7 @@ class KillMatrixTest {
                 Map.of(StoreUnderTest.BROKEN_STORE, BrokenStore.CLAIM_MANY_ONE_AT_A_TIME.name()), ContractSuiteRun.CONTRACT_SUITE,
                 method -> method.startsWith("claimMany") || errorTests.contains(method));
         assertTrue(results.testEvents().succeeded().count() > 0, "no test ran: the filter kept none");
+        MATRIX.put(BrokenStore.CLAIM_MANY_ONE_AT_A_TIME, ContractSuiteRun.failedTests(results));
 
         List<Event> failed = results.testEvents().failed().list();
         SortedSet<String> caughtOn = new TreeSet<>();
@@ -168,9 +189,16 @@ class KillMatrixTest {
         assertEquals(postgres, caughtOn);
     }
 
-    /** Runs the contract suite with the variant; returns the failed tests, each with its failed cases. */
-    private static SortedMap<String, SortedSet<String>> runSuiteAgainst(String parameter, String variant) {
-        return ContractSuiteRun.failedTests(Map.of(parameter, variant));
+    /** The parameters of a variant's run: the variant, and the stop at its first catch unless the full matrix was asked for. */
+    private static Map<String, String> variantRun(String parameter, String variant) {
+        return Map.of(parameter, variant, StopAtFirstCatch.PARAMETER, String.valueOf(!StopAtFirstCatch.fullMatrix()));
+    }
+
+    /** A run that went on after its first failed case would make the CI pay for the full matrix again. */
+    private static void assertStoppedAtTheFirstCatch(SortedMap<String, SortedSet<String>> caughtBy) {
+        if (!StopAtFirstCatch.fullMatrix()) {
+            assertEquals(1, caughtBy.values().stream().mapToInt(SortedSet::size).sum(), () -> "the run went on after its first catch: " + caughtBy);
+        }
     }
 
     private static String testName(TestDescriptor test) {
@@ -182,8 +210,10 @@ class KillMatrixTest {
         if (MATRIX.isEmpty()) {
             return; // a run of single tests (-Dtest=KillMatrixTest#...) ran no variant
         }
-        StringBuilder out = new StringBuilder("# Kill matrix\n\n")
-                .append("Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n");
+        StringBuilder out = new StringBuilder("# Kill matrix\n\n").append(StopAtFirstCatch.fullMatrix()
+                ? "Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n"
+                : "Each broken variant of the store, and the first contract test that caught it (with the strategy): each run "
+                        + "stopped at its first catch. -Dleaselab.killMatrix=full lists every catch.\n\n");
         table(out, "SQLite variants", new EnumMap<>(MATRIX), BrokenStore::origin);
         out.append("\n");
         if (POSTGRES_MATRIX.isEmpty()) {
@@ -201,7 +231,8 @@ class KillMatrixTest {
     private static <V extends Enum<V>> void table(StringBuilder out, String title,
             Map<V, SortedMap<String, SortedSet<String>>> rows, Function<V, String> origin) {
         out.append("## ").append(title).append("\n\n")
-                .append("| variant | from | caught | tests that caught it |\n|---|---|---|---|\n");
+                .append("| variant | from | caught | ").append(StopAtFirstCatch.fullMatrix() ? "tests that caught it" : "first test that caught it")
+                .append(" |\n|---|---|---|---|\n");
         int caught = 0;
         for (Map.Entry<V, SortedMap<String, SortedSet<String>>> row : rows.entrySet()) {
             boolean isCaught = !row.getValue().isEmpty();

@@ -2,6 +2,7 @@ package dev.leaselab.lease;
 
 import dev.leaselab.testkit.ContractSubject;
 import dev.leaselab.testkit.LeaseStoreContract;
+import dev.leaselab.testkit.StopAtFirstCatch;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link BrokenStore} and {@link BrokenPostgresStore} (the {@link StoreFactory} then opens the
  * variant, and only the strategies of the variant's engine are tested) and requires it to fail.
  */
-@ExtendWith(StoreUnderTest.class)
+@ExtendWith({StoreUnderTest.class, StopAtFirstCatch.class})
 class LeaseContractTest extends LeaseStoreContract {
 
     private final StoreFactory stores;

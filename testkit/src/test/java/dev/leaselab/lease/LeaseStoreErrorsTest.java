@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.StopAtFirstCatch;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and of SQLite's busy timeout are about SQLite only and run its strategies only; the failures of a
  * PostgreSQL server are in {@link PostgresFaultsTest} and {@link PostgresRestartTest}.
  */
-@ExtendWith(StoreUnderTest.class)
+@ExtendWith({StoreUnderTest.class, StopAtFirstCatch.class})
 class LeaseStoreErrorsTest {
 
     @TempDir

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.leaselab.lease.ClaimManyProbe;
 import dev.leaselab.lease.Completion;
@@ -68,8 +69,8 @@ public abstract class LeaseStoreContract {
 
     private static final double TTL = 30;
 
-    /** claimMany rounds in which at least one must show overlapping claims. */
-    static final int OVERLAP_ROUNDS = 40;
+    /** claimMany rounds the overlap test runs at most: it ends at the first round whose claims overlapped. */
+    static final int OVERLAP_ROUNDS = 400;
 
     /** How many failed claimNext calls a worker of the drain test tries again before it gives up. */
     private static final int DRAIN_FAILURES_TRIED_AGAIN = 3;
@@ -828,40 +829,40 @@ public abstract class LeaseStoreContract {
      * The claims inside claimMany must really meet in time, or the one-winner tests above raced
      * nothing: a claimMany that runs its owners one after another also hands out exactly one fence,
      * to any of them. A store that stamps its claims ({@link ClaimManyProbe}, as every store of
-     * this project does) is measured: at least one of {@value #OVERLAP_ROUNDS} rounds of eight
-     * owners must have two claims that overlapped (one began before the other ended). Measured
-     * on 2 cores (5 runs of each strategy of both engines), the claims overlapped in 40 of 40
-     * rounds, once in 39; a claimMany that runs its claims one at a time overlaps in none. A store that stamps nothing is not measured: the test says so in
-     * its report entry and checks the winners only.
+     * this project does) is measured: rounds of eight owners run until two claims of a round
+     * overlapped (one began before the other ended), for at most {@value #OVERLAP_ROUNDS} rounds. A
+     * claimMany that runs its claims one at a time overlaps in none. Measured on 2 cores
+     * (2026-12-06), every store of this project overlapped in the first round, 10 runs of each
+     * strategy; without an fsync, in the first round in 57 of 60 runs and by the 90th in all. The
+     * bound was 40 rounds, all of which had to be run, and a store without an fsync missed it once in
+     * 36 runs alone and in most runs with three suites at once. A store that stamps nothing is not
+     * measured: the test says so in its report entry after the first round (the one-winner tests
+     * above race its claimMany).
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("subjects")
     void claimManyClaimsOverlapInTime(ContractSubject subject, TestReporter reporter) {
         LeaseStore store = open(subject);
         List<String> owners = owners(8);
-        int measured = 0;
-        int overlapped = 0;
         for (int round = 0; round < OVERLAP_ROUNDS; round++) {
             String id = "overlap-" + round;
             store.enqueue(id);
             ClaimManyProbe.Recording<List<OptionalLong>> recorded =
                     ClaimManyProbe.record(() -> store.claimMany(id, owners, 100, TTL));
             onlyWinner(recorded.result(), round);
-            if (recorded.claims().isEmpty()) {
-                continue;
+            if (recorded.claims().isEmpty() && round == 0) {
+                reporter.publishEntry("claimMany overlap", "not measured: " + subject + " stamps no claims (ClaimManyProbe)");
+                return;
             }
             assertEquals(owners, recorded.claims().stream().map(ClaimManyProbe.Claim::owner).sorted().toList(),
                     "the claims stamped in round " + round + " are not one per owner");
-            measured++;
             List<long[]> spans = recorded.claims().stream().map(c -> new long[] {c.start(), c.end()}).toList();
-            overlapped += Overlaps.count(spans) > 0 ? 1 : 0;
+            if (Overlaps.count(spans) > 0) {
+                reporter.publishEntry("claimMany overlap", "first in round " + (round + 1) + " of at most " + OVERLAP_ROUNDS);
+                return;
+            }
         }
-        if (measured == 0) {
-            reporter.publishEntry("claimMany overlap", "not measured: " + subject + " stamps no claims (ClaimManyProbe)");
-            return;
-        }
-        reporter.publishEntry("claimMany overlap", overlapped + " of " + measured + " rounds");
-        assertTrue(overlapped > 0, "the claims inside claimMany never overlapped in time, in " + measured
+        fail("the claims inside claimMany never overlapped in time, in " + OVERLAP_ROUNDS
                 + " rounds of " + owners.size() + " owners: each claim ran alone, so claimMany never raced");
     }
 

@@ -214,7 +214,8 @@ class KillMatrixTest {
         StringBuilder out = new StringBuilder("# Kill matrix\n\n").append(StopAtFirstCatch.fullMatrix()
                 ? "Each broken variant of the store, and the contract tests that caught it (with the strategies).\n\n"
                 : "Each broken variant of the store, and the first contract test that caught it (with the strategy): each run "
-                        + "stopped at its first catch. -Dleaselab.killMatrix=full lists every catch.\n\n");
+                        + "stopped at its first catch. -Dleaselab.killMatrix=full lists every catch. CLAIM_MANY_ONE_AT_A_TIME's "
+                        + "row comes from its own test, on every SQLite strategy.\n\n");
         table(out, "SQLite variants", new EnumMap<>(MATRIX), BrokenStore::origin);
         out.append("\n");
         if (POSTGRES_MATRIX.isEmpty()) {

@@ -72,6 +72,9 @@ public abstract class LeaseStoreContract {
     /** claimMany rounds the overlap test runs at most: it ends at the first round whose claims overlapped. */
     static final int OVERLAP_ROUNDS = 400;
 
+    /** How many drains of a fresh queue the drain test runs at most, until the claimNext calls of one overlapped. */
+    static final int DRAIN_ATTEMPTS = 20;
+
     /** How many failed claimNext calls a worker of the drain test tries again before it gives up. */
     private static final int DRAIN_FAILURES_TRIED_AGAIN = 3;
 
@@ -680,8 +683,12 @@ public abstract class LeaseStoreContract {
 
     /**
      * Workers on two stores drain one queue at once, in batches of one and of three; every job
-     * must be handed out exactly once, with fence 1. The test also counts how many claimNext calls
-     * overlapped in time: a drain whose calls never met would prove nothing, so it must see some.
+     * must be handed out exactly once, with fence 1. The test also checks that claimNext calls
+     * overlapped in time: a drain whose calls never met would prove nothing. A drain whose calls
+     * did not meet is run again on a fresh queue, up to {@value #DRAIN_ATTEMPTS} drains: where a
+     * call is short (no fsync) and the cores are busy (the kill matrix runs three suites at once),
+     * one drain of 150 jobs could pass without a single overlap, and every drain is checked for
+     * exactly-once all the same.
      *
      * <p>A call that fails with a {@link LeaseStoreException} (on a loaded machine SQLite's lock
      * can stay busy past the timeout; this test failed now and then under load, for a reason not
@@ -694,10 +701,21 @@ public abstract class LeaseStoreContract {
     void workersDrainingOneQueueAtOnceAreEachHandedDifferentJobs(ContractSubject subject, TestReporter reporter) throws Exception {
         LeaseStore one = open(subject);
         LeaseStore two = open(subject);
+        for (int drain = 1; drain <= DRAIN_ATTEMPTS; drain++) {
+            if (drainOnce(one, two, "drain-" + drain + "-", reporter) > 0) {
+                reporter.publishEntry("claimNext calls overlapped", "in drain " + drain + " of at most " + DRAIN_ATTEMPTS);
+                return;
+            }
+        }
+        fail("no two claimNext calls overlapped in time, in " + DRAIN_ATTEMPTS + " drains: the drain was never raced");
+    }
+
+    /** One drain of a fresh queue by 8 workers on the two stores; checks it and returns how many calls overlapped another. */
+    private static long drainOnce(LeaseStore one, LeaseStore two, String prefix, TestReporter reporter) throws Exception {
         int jobs = 150;
         int workers = 8;
         for (int i = 0; i < jobs; i++) {
-            one.enqueue("drain-" + i);
+            one.enqueue(prefix + i);
         }
         List<Lease> handedOut = Collections.synchronizedList(new ArrayList<>());
         List<long[]> calls = Collections.synchronizedList(new ArrayList<>());
@@ -757,10 +775,10 @@ public abstract class LeaseStoreContract {
             assertEquals(1, lease.fence(), "fence of " + lease);
             assertEquals(new JobState(lease.jobId(), lease.owner(), 130, 1, null, false), stateOf(one, lease.jobId()));
         }
-        assertTrue(Overlaps.count(calls) > 0, "no two claimNext calls overlapped in time: the drain was never raced");
         if (!failedCalls.isEmpty()) {
             reporter.publishEntry("claimNext calls failed and tried again", failedCalls.size() + ", first: " + failedCalls.get(0));
         }
+        return Overlaps.count(calls);
     }
 
     // ---- claimMany: exactly one winner ----

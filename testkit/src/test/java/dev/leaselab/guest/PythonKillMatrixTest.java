@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -41,6 +42,8 @@ import org.junit.platform.testkit.engine.Event;
 class PythonKillMatrixTest {
 
     private static final Map<String, SortedSet<String>> MATRIX = Collections.synchronizedMap(new TreeMap<>());
+    /** Why each mutation's run stopped: its first failure's message ({@link StopAtFirstCatch#reason}). */
+    private static final Map<String, String> REASONS = new ConcurrentHashMap<>();
 
     static Stream<String> mutations() {
         return PythonGuest.MUTATIONS.keySet().stream();
@@ -63,6 +66,7 @@ class PythonKillMatrixTest {
                         .map(s -> ((org.junit.platform.engine.support.descriptor.MethodSource) s).getMethodName())
                         .orElse(test.getDisplayName())));
         MATRIX.put(mutation, caughtBy);
+        REASONS.put(mutation, StopAtFirstCatch.reason(results));
         assertFalse(caughtBy.isEmpty(), mutation + " survived the contract suite over the protocol: no test failed");
         if (!StopAtFirstCatch.fullMatrix()) {
             assertEquals(1, results.testEvents().failed().count(), () -> mutation + "'s run went on after its first catch: " + caughtBy);
@@ -88,14 +92,15 @@ class PythonKillMatrixTest {
         boolean full = StopAtFirstCatch.fullMatrix();
         StringBuilder out = new StringBuilder("# Kill matrix of the Python design, over the worker protocol\n\n")
                 .append(full ? "" : "Each run stopped at its first catch; -Dleaselab.killMatrix=full lists every catch.\n\n")
-                .append("| wrong change | contract | caught | ").append(full ? "tests that caught it" : "first test that caught it")
-                .append(" |\n|---|---|---|---|\n");
+                .append(full ? "| wrong change | contract | caught | tests that caught it |\n|---|---|---|---|\n"
+                        : "| wrong change | contract | caught | first test that caught it | its failure |\n|---|---|---|---|---|\n");
         int caught = 0;
         for (Map.Entry<String, SortedSet<String>> row : new TreeMap<>(MATRIX).entrySet()) {
             caught += row.getValue().isEmpty() ? 0 : 1;
             out.append("| ").append(row.getKey()).append(" | ").append(PythonGuest.MUTATIONS.get(row.getKey()))
                     .append(" | ").append(row.getValue().isEmpty() ? "**SURVIVED**" : "yes").append(" | ")
-                    .append(String.join("<br>", row.getValue())).append(" |\n");
+                    .append(String.join("<br>", row.getValue()))
+                    .append(full ? "" : " | " + REASONS.getOrDefault(row.getKey(), "")).append(" |\n");
         }
         out.append("\n").append(caught).append(" of ").append(MATRIX.size()).append(" caught.\n");
         System.out.println(out);

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -64,6 +65,8 @@ class KillMatrixTest {
     private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
     private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
             Collections.synchronizedMap(new EnumMap<>(BrokenPostgresStore.class));
+    /** Why each variant's run stopped: its first failure's message ({@link StopAtFirstCatch#reason}). */
+    private static final Map<Enum<?>, String> REASONS = new ConcurrentHashMap<>();
 
     /**
      * The test that measures whether claimMany's claims met in time. In a variant's run (no fsync,
@@ -82,9 +85,11 @@ class KillMatrixTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = BrokenStore.class, mode = EnumSource.Mode.EXCLUDE, names = "CLAIM_MANY_ONE_AT_A_TIME")
     void theContractSuiteCatchesTheBrokenStore(BrokenStore broken) {
-        SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(ContractSuiteRun.run(
-                variantRun(StoreUnderTest.BROKEN_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, method -> !method.equals(OVERLAP_TEST)));
+        EngineExecutionResults results = ContractSuiteRun.run(
+                variantRun(StoreUnderTest.BROKEN_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, method -> !method.equals(OVERLAP_TEST));
+        SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(results);
         MATRIX.put(broken, caughtBy);
+        REASONS.put(broken, StopAtFirstCatch.reason(results));
         assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
         assertStoppedAtTheFirstCatch(caughtBy);
     }
@@ -95,9 +100,11 @@ class KillMatrixTest {
         // Make sure of the server first: inside the suite, a missing server would fail every test
         // and so "catch" any variant.
         PostgresServer.get();
-        SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(ContractSuiteRun.run(
-                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, method -> !method.equals(OVERLAP_TEST)));
+        EngineExecutionResults results = ContractSuiteRun.run(
+                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, method -> !method.equals(OVERLAP_TEST));
+        SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(results);
         POSTGRES_MATRIX.put(broken, caughtBy);
+        REASONS.put(broken, StopAtFirstCatch.reason(results));
         assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite and the claim/claimNext race: no test failed");
         assertStoppedAtTheFirstCatch(caughtBy);
     }
@@ -122,6 +129,7 @@ class KillMatrixTest {
                 method -> method.startsWith("claimMany") || errorTests.contains(method));
         assertTrue(results.testEvents().succeeded().count() > 0, "no test ran: the filter kept none");
         MATRIX.put(BrokenStore.CLAIM_MANY_ONE_AT_A_TIME, ContractSuiteRun.failedTests(results));
+        REASONS.put(BrokenStore.CLAIM_MANY_ONE_AT_A_TIME, StopAtFirstCatch.reason(results));
 
         List<Event> failed = results.testEvents().failed().list();
         SortedSet<String> caughtOn = new TreeSet<>();
@@ -232,9 +240,10 @@ class KillMatrixTest {
 
     private static <V extends Enum<V>> void table(StringBuilder out, String title,
             Map<V, SortedMap<String, SortedSet<String>>> rows, Function<V, String> origin) {
+        boolean full = StopAtFirstCatch.fullMatrix();
         out.append("## ").append(title).append("\n\n")
-                .append("| variant | from | caught | ").append(StopAtFirstCatch.fullMatrix() ? "tests that caught it" : "first test that caught it")
-                .append(" |\n|---|---|---|---|\n");
+                .append(full ? "| variant | from | caught | tests that caught it |\n|---|---|---|---|\n"
+                        : "| variant | from | caught | first test that caught it | its failure |\n|---|---|---|---|---|\n");
         int caught = 0;
         for (Map.Entry<V, SortedMap<String, SortedSet<String>>> row : rows.entrySet()) {
             boolean isCaught = !row.getValue().isEmpty();
@@ -243,7 +252,8 @@ class KillMatrixTest {
             row.getValue().forEach((test, cases) -> tests.append(tests.length() == 0 ? "" : "<br>")
                     .append(test).append(" (").append(summarise(cases)).append(")"));
             out.append("| ").append(row.getKey()).append(" | ").append(origin.apply(row.getKey())).append(" | ")
-                    .append(isCaught ? "yes" : "**SURVIVED**").append(" | ").append(tests).append(" |\n");
+                    .append(isCaught ? "yes" : "**SURVIVED**").append(" | ").append(tests)
+                    .append(full ? "" : " | " + REASONS.getOrDefault(row.getKey(), "")).append(" |\n");
         }
         out.append("\n").append(caught).append(" of ").append(rows.size()).append(" ").append(title).append(" caught.\n");
     }

@@ -4,6 +4,8 @@ import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
 
 /**
  * Lets a kill matrix stop a run of the contract suite at its first failed test: once a test of the
@@ -27,6 +29,9 @@ public final class StopAtFirstCatch implements ExecutionCondition, TestWatcher {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(StopAtFirstCatch.class);
     private static final String FIRST_CATCH = "first catch";
 
+    /** The longest {@link #reason} of a matrix's row. */
+    static final int REASON_LENGTH = 160;
+
     /**
      * Whether the kill matrices run each variant through the whole suite ({@code -Dleaselab.killMatrix=full})
      * instead of stopping at its first catch.
@@ -43,6 +48,31 @@ public final class StopAtFirstCatch implements ExecutionCondition, TestWatcher {
             case "first" -> false;
             default -> throw new IllegalArgumentException(MATRIX_PROPERTY + " must be full or first, not '" + mode + "'");
         };
+    }
+
+    /**
+     * Why a run's first failed test failed, for a matrix's row: the first line of its exception's
+     * message, after the exception's name unless it is an assertion's, at most {@value #REASON_LENGTH} characters, as a Markdown
+     * code span that a table cell can hold; empty if no test failed.
+     */
+    public static String reason(EngineExecutionResults results) {
+        return results.testEvents().failed().stream().findFirst()
+                .flatMap(event -> event.getPayload(TestExecutionResult.class))
+                .flatMap(TestExecutionResult::getThrowable)
+                .map(failure -> reasonOf(failure instanceof AssertionError
+                        ? String.valueOf(failure.getMessage())
+                        : failure.getClass().getSimpleName() + ": " + failure.getMessage()))
+                .orElse("");
+    }
+
+    static String reasonOf(String message) {
+        String line = message.strip().lines().findFirst().orElse("");
+        if (line.length() > REASON_LENGTH) {
+            line = line.substring(0, REASON_LENGTH - 3) + "...";
+        }
+        // A code span shows the message's <expected> and <actual> as they are; GitHub's tables
+        // still split a code span at an unescaped |.
+        return "`" + line.replace('`', '\'').replace("|", "\\|") + "`";
     }
 
     @Override

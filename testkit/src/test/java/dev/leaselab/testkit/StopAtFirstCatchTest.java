@@ -36,6 +36,16 @@ class StopAtFirstCatchTest {
         assertEquals(List.of("StopAtFirstCatchTest$Second"), names(results.containerEvents().skipped().list()));
         String reason = results.testEvents().skipped().list().get(0).getPayload(String.class).orElseThrow();
         assertTrue(reason.contains("First.failsOnTwo [[2] 2]"), reason);
+        assertEquals("`the planted failure ==> expected: <true> but was: <false>`", StopAtFirstCatch.reason(results));
+    }
+
+    @Test
+    void aReasonIsOneLineThatATableCellCanHold() {
+        assertEquals("`a\\|b 'c'`", StopAtFirstCatch.reasonOf("a|b `c`\nsecond line"));
+        String longest = StopAtFirstCatch.reasonOf("x".repeat(500));
+        assertEquals(StopAtFirstCatch.REASON_LENGTH + 2, longest.length());
+        assertTrue(longest.endsWith("...`"), longest);
+        assertEquals("", StopAtFirstCatch.reason(EngineTestKit.engine("junit-jupiter").selectors(selectClass(Second.class)).execute()));
     }
 
     @Test

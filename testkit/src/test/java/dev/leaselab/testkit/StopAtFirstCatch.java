@@ -51,9 +51,10 @@ public final class StopAtFirstCatch implements ExecutionCondition, TestWatcher {
     }
 
     /**
-     * Why a run's first failed test failed, for a matrix's row: the first line of its exception's
-     * message, after the exception's name unless it is an assertion's, at most {@value #REASON_LENGTH} characters, as a Markdown
-     * code span that a table cell can hold; empty if no test failed.
+     * Why a run's first failed test failed, for a matrix's row, so that a catch for the wrong
+     * reason shows: the first line of its exception's message, after the exception's name unless
+     * it is an assertion's, at most {@value #REASON_LENGTH} characters, as a Markdown code span
+     * that a table cell can hold; empty if no test failed.
      */
     public static String reason(EngineExecutionResults results) {
         return results.testEvents().failed().stream().findFirst()

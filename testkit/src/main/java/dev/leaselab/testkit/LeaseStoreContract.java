@@ -153,6 +153,12 @@ public abstract class LeaseStoreContract {
         return fence.getAsLong();
     }
 
+    /** The fence of a claim that the contract says wins; fails naming the claim if it was refused. */
+    private static long won(OptionalLong fence, String claim) {
+        assertTrue(fence.isPresent(), claim + " was refused");
+        return fence.getAsLong();
+    }
+
     // ---- enqueue and state ----
 
     @ParameterizedTest(name = "{0}")
@@ -238,7 +244,7 @@ public abstract class LeaseStoreContract {
         List<Long> fences = new ArrayList<>();
         double now = 0;
         for (int generation = 1; generation <= 6; generation++) {
-            long fence = store.claim("j", "w" + generation, now, TTL).orElseThrow();
+            long fence = won(store.claim("j", "w" + generation, now, TTL), "the claim of generation " + generation + " at " + now);
             fences.add(fence);
             if (generation % 2 == 0) {
                 assertTrue(store.release("j", "w" + generation, fence));
@@ -374,7 +380,7 @@ public abstract class LeaseStoreContract {
     void completeAllFencesOutAStaleHolderAndAcceptsAJobOnce(ContractSubject subject) {
         LeaseStore store = open(subject);
         long stale = claimed(store, "j", "A", 100);
-        long current = store.claim("j", "B", 130, TTL).orElseThrow();
+        long current = won(store.claim("j", "B", 130, TTL), "B's claim at 130, the exact expiry of A's lease");
         long k = claimed(store, "k", "B", 130);
         assertEquals(List.of(false, true, true, false), store.completeAll(List.of(
                 new Completion("j", "A", stale, "stale"),
@@ -480,7 +486,7 @@ public abstract class LeaseStoreContract {
         LeaseStore store = open(subject);
         long fenceA = claimed(store, "j", "A", 100);
         // A stalls past its lease; B takes over and finishes.
-        long fenceB = store.claim("j", "B", 140, TTL).orElseThrow();
+        long fenceB = won(store.claim("j", "B", 140, TTL), "B's claim at 140, after A's lease expired");
         assertEquals(fenceA + 1, fenceB);
         assertTrue(store.complete("j", "B", fenceB, 150, "result-b"));
         // A wakes up: its time says its lease is live, its fence says otherwise.
@@ -495,7 +501,7 @@ public abstract class LeaseStoreContract {
     void aRestartedWorkerWithTheSameNameCannotWriteWithItsOldFence(ContractSubject subject) {
         LeaseStore store = open(subject);
         long old = claimed(store, "j", "w", 100);
-        long current = store.claim("j", "w", 130, TTL).orElseThrow();
+        long current = won(store.claim("j", "w", 130, TTL), "the restarted w's claim at 130, the exact expiry of its old lease");
         assertFalse(store.complete("j", "w", old, 140, "stale"));
         assertFalse(store.renew("j", "w", old, 140, TTL));
         assertFalse(store.release("j", "w", old));
@@ -527,7 +533,7 @@ public abstract class LeaseStoreContract {
         long fenceA = claimed(one, "j", "A", 100);
         assertEquals(new JobState("j", "A", 130, 1, null, false), stateOf(two, "j"));
         assertEquals(OptionalLong.empty(), two.claim("j", "B", 110, TTL));
-        long fenceB = two.claim("j", "B", 130, TTL).orElseThrow();
+        long fenceB = won(two.claim("j", "B", 130, TTL), "B's claim at 130, the exact expiry of A's lease");
         assertFalse(one.complete("j", "A", fenceA, 120, "a"));
         assertTrue(two.complete("j", "B", fenceB, 140, "b"));
         assertEquals(new JobState("j", "B", 160, 2, "b", true), stateOf(one, "j"));
@@ -588,7 +594,7 @@ public abstract class LeaseStoreContract {
             threads.shutdownNow();
         }
         assertEquals(1, opened.stream().filter(store -> store.enqueue("j")).count(), "enqueues of one id that succeeded");
-        long fence = opened.get(0).claim("j", "A", 100, TTL).orElseThrow();
+        long fence = won(opened.get(0).claim("j", "A", 100, TTL), "the claim of the enqueued job");
         for (LeaseStore store : opened) {
             assertEquals(new JobState("j", "A", 130, fence, null, false), stateOf(store, "j"));
         }

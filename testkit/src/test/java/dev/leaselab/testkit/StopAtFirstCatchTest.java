@@ -21,7 +21,8 @@ import org.junit.platform.testkit.engine.Event;
 
 /**
  * The kill matrices stop each variant's run at its first catch: what is skipped after it, and
- * (the negative control) that nothing is skipped without the parameter, nor in the next run.
+ * (the negative control) that nothing is skipped without the parameter, nor in the next run; and
+ * the reason a matrix's row gives for the catch.
  */
 class StopAtFirstCatchTest {
 

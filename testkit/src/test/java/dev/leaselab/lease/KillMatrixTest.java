@@ -135,7 +135,7 @@ class KillMatrixTest {
         SortedSet<String> caughtOn = new TreeSet<>();
         for (Event event : failed) {
             Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
-            assertEquals("LeaseContractTest.claimManyClaimsOverlapInTime", testName(event.getTestDescriptor()),
+            assertEquals("LeaseContractTest." + OVERLAP_TEST, testName(event.getTestDescriptor()),
                     () -> "caught by another test, on " + event.getTestDescriptor().getDisplayName() + ": " + failure);
             assertTrue(failure.getMessage().contains("never overlapped in time"), failure.getMessage());
             caughtOn.add(event.getTestDescriptor().getDisplayName());

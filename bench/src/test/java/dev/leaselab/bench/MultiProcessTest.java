@@ -12,10 +12,14 @@ import dev.leaselab.lease.StoreOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,14 +36,11 @@ class MultiProcessTest {
     @Test
     void twoProcessesShareOneFileAndTheirWinsAddUpToTheStoredFence() {
         Path json = dir.resolve("mp.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "IMMEDIATE,SERIALIZED", "--splits", "2x2",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "IMMEDIATE,SERIALIZED", "--splits", "2x2",
                 "--warmup", "200ms", "--duration", "600ms", "--busy-timeout", "5s", "--json", json.toString());
-        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, ran.code(), ran.console());
         // Every worker reported the 5 s (the command checks it), and this JVM got its own setting back.
-        assertEquals(5000, dev.leaselab.bench.Json.read(json).path("busyTimeoutMillis").asLong());
+        assertEquals(5000, Json.read(json).path("busyTimeoutMillis").asLong());
         assertEquals(null, System.getProperty(Storage.BUSY_TIMEOUT_PROPERTY));
         JsonNode runs = Json.read(json).path("runs");
         assertEquals(3, runs.size(), runs.toString());
@@ -64,12 +65,9 @@ class MultiProcessTest {
         PostgresTests.useTestServerUnlessOneIsGiven();
         PostgresTests.require(PostgresTarget.configured().isPresent(), "no PostgreSQL server for the multi-process run");
         Path json = dir.resolve("mp-pg.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "POSTGRESQL", "--strategies", "PG_CONDITIONAL_UPDATE", "--splits", "2x2",
+        Ran ran = run("--storage", "POSTGRESQL", "--strategies", "PG_CONDITIONAL_UPDATE", "--splits", "2x2",
                 "--warmup", "200ms", "--duration", "600ms", "--json", json.toString());
-        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, ran.code(), ran.console());
         JsonNode runs = Json.read(json).path("runs");
         assertEquals(2, runs.size(), runs.toString());
         for (JsonNode run : runs) {
@@ -85,11 +83,9 @@ class MultiProcessTest {
 
     @Test
     void aStrategyOfAnotherEngineThanTheStorageIsRefusedNamingBoth() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "POSTGRESQL", "--strategies", "IMMEDIATE");
-        assertEquals(2, code);
-        String message = err.toString(StandardCharsets.UTF_8);
+        Ran ran = run("--storage", "POSTGRESQL", "--strategies", "IMMEDIATE");
+        assertEquals(2, ran.code());
+        String message = ran.err();
         assertTrue(message.contains("POSTGRESQL") && message.contains("IMMEDIATE"), message);
     }
 
@@ -104,10 +100,10 @@ class MultiProcessTest {
         Path ignored = workerOutput("ignored.json", asked + 4000, 50);
         MultiProcessMain.Split split = new MultiProcessMain.Split(2, 1);
 
-        MultiProcessMain.RunResult both = MultiProcessMain.fold("IMMEDIATE", split, java.util.List.of(obeyed, workerOutput("also.json", asked, 60)));
+        MultiProcessMain.RunResult both = MultiProcessMain.fold("IMMEDIATE", split, List.of(obeyed, workerOutput("also.json", asked, 60)));
         assertEquals(100, both.won(), "the guard passes workers that ran with the timeout asked for");
-        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> MultiProcessMain.fold("IMMEDIATE", split, java.util.List.of(obeyed, ignored)));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> MultiProcessMain.fold("IMMEDIATE", split, List.of(obeyed, ignored)));
         assertTrue(e.getMessage().contains("busy timeout of " + (asked + 4000)) && e.getMessage().contains("ignored.json"), e.getMessage());
     }
 
@@ -144,7 +140,7 @@ class MultiProcessTest {
     /** A worker's output as {@link MultiProcessWorker} writes it: one thread that won {@code won}. */
     private Path workerOutput(String name, long busyTimeoutMillis, long won) throws Exception {
         Path file = dir.resolve(name);
-        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":" + busyTimeoutMillis + ",\"longestBusySleepMicros\":4000,\"threads\":[{\"won\":" + won
+        Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":" + busyTimeoutMillis + ",\"longestBusySleepMicros\":4000,\"threads\":[{\"won\":" + won
                 + ",\"lost\":0,\"failed\":0,\"warmupWon\":0,\"startNanos\":1000000000,\"endNanos\":2000000000}]}");
         return file;
     }
@@ -156,8 +152,8 @@ class MultiProcessTest {
      */
     @Test
     void theOpenLoopsOfTheProcessesAreMergedSoOneStalledProcessShowsInTheTail() throws Exception {
-        org.HdrHistogram.Histogram fast = new org.HdrHistogram.Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
-        org.HdrHistogram.Histogram stalled = new org.HdrHistogram.Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
+        Histogram fast = new Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
+        Histogram stalled = new Histogram(OpenLoop.HIGHEST_TRACKABLE_NANOS, OpenLoop.SIGNIFICANT_DIGITS);
         for (int i = 0; i < 990; i++) {
             fast.recordValue(1_000_000); // 1 ms
         }
@@ -182,9 +178,9 @@ class MultiProcessTest {
         assertThrows(IllegalStateException.class, () -> MultiProcessMain.foldOpen("IMMEDIATE", split, 0.5, List.of(closedOnly)));
     }
 
-    private Path openOutput(String name, org.HdrHistogram.Histogram histogram, long sent, long late) throws Exception {
+    private Path openOutput(String name, Histogram histogram, long sent, long late) throws Exception {
         Path file = dir.resolve(name);
-        java.nio.file.Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":1000,\"longestBusySleepMicros\":4000,\"openLoop\":{\"rateAsked\":100.0,"
+        Files.writeString(file, "{\"pid\":1,\"busyTimeoutMillis\":1000,\"longestBusySleepMicros\":4000,\"openLoop\":{\"rateAsked\":100.0,"
                 + "\"achievedWonPerSecond\":" + sent + ",\"sent\":" + sent + ",\"won\":" + sent + ",\"failed\":0,\"late\":" + late
                 + ",\"histogram\":\"" + OpenLoop.encode(histogram) + "\"},\"threads\":[]}");
         return file;
@@ -198,12 +194,9 @@ class MultiProcessTest {
     @Test
     void aPairedRunAlternatesTheFloorAndTheClaimInEveryProcess() {
         Path json = dir.resolve("paired.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x2", "--paired", "--slice", "50ms",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x2", "--paired", "--slice", "50ms",
                 "--warmup", "200ms", "--duration", "400ms", "--busy-timeout", "5s", "--json", json.toString());
-        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, ran.code(), ran.console());
         JsonNode runs = Json.read(json).path("runs");
         assertEquals(1, runs.size(), runs.toString());
         JsonNode r = runs.get(0).path("paired");
@@ -251,13 +244,11 @@ class MultiProcessTest {
     @Test
     void aPairedRunWithTooShortASliceOrTooFewGroupsIsRefusedNamingTheOptions() {
         for (String[] options : List.of(new String[] {"--slice", "5ms"}, new String[] {"--slice", "100ms", "--duration", "300ms"})) {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            List<String> args = new java.util.ArrayList<>(List.of("--paired", "--storage", "WAL_NORMAL"));
+            List<String> args = new ArrayList<>(List.of("--paired", "--storage", "WAL_NORMAL"));
             args.addAll(List.of(options));
-            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
-            assertEquals(BenchMain.ERROR, code, List.of(options).toString());
-            String message = err.toString(StandardCharsets.UTF_8);
+            Ran ran = run(args.toArray(String[]::new));
+            assertEquals(BenchMain.ERROR, ran.code(), List.of(options).toString());
+            String message = ran.err();
             assertTrue(message.contains("--slice") && message.contains("--duration"), message);
         }
     }
@@ -268,21 +259,10 @@ class MultiProcessTest {
      */
     @Test
     void aPairedRunUnderSqlitesSleepingHandlerIsRefused() {
-        String before = System.setProperty(Storage.BUSY_WAIT_PROPERTY, "SQLITE_SLEEPS");
-        try {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), "--paired", "--storage", "WAL_NORMAL");
-            assertEquals(BenchMain.ERROR, code);
-            String message = err.toString(StandardCharsets.UTF_8);
-            assertTrue(message.contains("--paired") && message.contains(Storage.BUSY_WAIT_PROPERTY + "=JITTERED"), message);
-        } finally {
-            if (before == null) {
-                System.clearProperty(Storage.BUSY_WAIT_PROPERTY);
-            } else {
-                System.setProperty(Storage.BUSY_WAIT_PROPERTY, before);
-            }
-        }
+        Ran ran = underSqlitesSleeps(() -> run("--paired", "--storage", "WAL_NORMAL"));
+        assertEquals(BenchMain.ERROR, ran.code());
+        String message = ran.err();
+        assertTrue(message.contains("--paired") && message.contains(Storage.BUSY_WAIT_PROPERTY + "=JITTERED"), message);
     }
 
     /**
@@ -292,12 +272,9 @@ class MultiProcessTest {
     @Test
     void anOpenLoopAtAFixedRateAsksForThatRateOverAllProcesses() {
         Path json = dir.resolve("rate.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
                 "--warmup", "200ms", "--duration", "600ms", "--busy-timeout", "5s", "--json", json.toString());
-        assertEquals(0, code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, ran.code(), ran.console());
         JsonNode report = Json.read(json);
         assertEquals(300.0, report.path("rates").get(0).asDouble());
         JsonNode run = report.path("runs").get(1);
@@ -320,23 +297,20 @@ class MultiProcessTest {
     void theTimelineOfAnOpenLoopHoldsEveryRequestOfEveryProcess() throws Exception {
         Path json = dir.resolve("timeline.json");
         Path timelines = dir.resolve("timelines");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
                 "--warmup", "200ms", "--duration", "600ms", "--timeline", timelines.toString(), "--json", json.toString());
-        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, console);
+        String console = ran.console();
+        assertEquals(0, ran.code(), console);
         assertTrue(console.contains("ttl 0.000001 s"), "the lease in plain digits: " + console);
         Path folder = timelines.resolve("01-CONDITIONAL_UPDATE-2x1-300-per-s");
         assertTrue(console.contains("timeline " + folder + ": no request completed for "), console);
-        assertEquals(List.of(folder), java.nio.file.Files.list(timelines).toList(), "one folder per open loop, none for closed loops");
+        assertEquals(List.of(folder), Files.list(timelines).toList(), "one folder per open loop, none for closed loops");
         JsonNode open = Json.read(json).path("runs").get(1).path("openLoop").get(0);
         assertEquals(folder.toString(), open.path("timeline").asText());
         assertEquals(2, open.path("gaps").path("perProcessLongestMs").size(), open.toString());
         long rows = 0;
         for (int p = 0; p < 2; p++) {
-            List<String> lines = java.nio.file.Files.readAllLines(folder.resolve("process-" + p + ".tsv"));
+            List<String> lines = Files.readAllLines(folder.resolve("process-" + p + ".tsv"));
             assertEquals(OpenLoop.TIMELINE_HEADER, lines.get(0));
             assertTrue(lines.size() > 1, "process " + p + " sent requests");
             rows += lines.size() - 1;
@@ -348,13 +322,10 @@ class MultiProcessTest {
     @Test
     void anOpenLoopOnlyRunHasNoFloorAndNoClosedLoop() {
         Path json = dir.resolve("open-only.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE,IMMEDIATE", "--splits", "2x1", "--rate", "300",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE,IMMEDIATE", "--splits", "2x1", "--rate", "300",
                 "--warmup", "200ms", "--duration", "600ms", "--open-loop-only", "--json", json.toString());
-        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, console);
+        String console = ran.console();
+        assertEquals(0, ran.code(), console);
         assertTrue(!console.contains("FLOOR") && !console.contains("won/s  lost"), "no floor and no closed loop: " + console);
         assertTrue(console.contains("CONDITIONAL_UPDATE 2x1  open loop (300 req/s)"), console);
         JsonNode report = Json.read(json);
@@ -371,42 +342,34 @@ class MultiProcessTest {
         }
         for (String[] wrong : List.of(new String[] {"--open-loop-only"}, new String[] {"--open-loop-only", "--rate", "300", "--load", "0.5"},
                 new String[] {"--open-loop-only", "--rate", "300", "--paired"})) {
-            ByteArrayOutputStream refused = new ByteArrayOutputStream();
-            List<String> args = new java.util.ArrayList<>(List.of("--storage", "WAL_NORMAL", "--splits", "2x1"));
+            List<String> args = new ArrayList<>(List.of("--storage", "WAL_NORMAL", "--splits", "2x1"));
             args.addAll(List.of(wrong));
-            assertEquals(2, MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(refused, true, StandardCharsets.UTF_8), args.toArray(String[]::new)), String.join(" ", wrong));
-            assertTrue(refused.toString(StandardCharsets.UTF_8).contains("--open-loop-only runs the --rate open loops alone"),
-                    refused.toString(StandardCharsets.UTF_8));
+            Ran refused = run(args.toArray(String[]::new));
+            assertEquals(2, refused.code(), String.join(" ", wrong));
+            assertTrue(refused.err().contains("--open-loop-only runs the --rate open loops alone"), refused.err());
         }
     }
 
     @Test
     void aTimelineWithoutAnOpenLoopOrIntoAFolderInUseIsRefused() throws Exception {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
                 "--splits", "2x1", "--timeline", dir.resolve("t").toString());
-        assertEquals(2, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline records the open loops"), err.toString(StandardCharsets.UTF_8));
+        assertEquals(2, ran.code());
+        assertTrue(ran.err().contains("--timeline records the open loops"), ran.err());
 
-        Path used = java.nio.file.Files.createDirectories(dir.resolve("used"));
-        Path earlier = java.nio.file.Files.writeString(used.resolve("earlier.tsv"), "kept");
-        err.reset();
-        code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+        Path used = Files.createDirectories(dir.resolve("used"));
+        Path earlier = Files.writeString(used.resolve("earlier.tsv"), "kept");
+        ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
                 "--splits", "2x1", "--rate", "300", "--timeline", used.toString());
-        assertEquals(2, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline takes a new or empty folder"), err.toString(StandardCharsets.UTF_8));
-        assertEquals("kept", java.nio.file.Files.readString(earlier));
+        assertEquals(2, ran.code());
+        assertTrue(ran.err().contains("--timeline takes a new or empty folder"), ran.err());
+        assertEquals("kept", Files.readString(earlier));
 
-        err.reset();
-        code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
+        ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE",
                 "--splits", "1x1", "--rate", "2000000", "--duration", "6s", "--timeline", dir.resolve("big").toString());
-        assertEquals(2, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--timeline keeps at most"), err.toString(StandardCharsets.UTF_8));
-        assertTrue(!java.nio.file.Files.exists(dir.resolve("big")), "refused before anything was written");
+        assertEquals(2, ran.code());
+        assertTrue(ran.err().contains("--timeline keeps at most"), ran.err());
+        assertTrue(!Files.exists(dir.resolve("big")), "refused before anything was written");
     }
 
     /**
@@ -417,13 +380,10 @@ class MultiProcessTest {
     @Test
     void theLongestBusySleepReachesEveryWorkerAndIsRecorded() {
         Path json = dir.resolve("sleep.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x1", "--rate", "300",
                 "--warmup", "200ms", "--duration", "400ms", "--longest-busy-sleep", "500us", "--json", json.toString());
-        String console = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, console);
+        String console = ran.console();
+        assertEquals(0, ran.code(), console);
         assertTrue(console.contains("busy wait JITTERED (longest sleep 500 us)"), console);
         assertEquals(500, Json.read(json).path("longestBusySleepMicros").asLong());
         assertEquals(null, System.getProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY), "this JVM got its own setting back");
@@ -436,13 +396,13 @@ class MultiProcessTest {
         Path obeyed = workerOutput("obeyed.json", Storage.busyTimeout().toMillis(), 40);
         assertEquals(40, MultiProcessMain.readWorker(obeyed).path("threads").get(0).path("won").asLong());
         Path ignored = dir.resolve("ignored.json");
-        java.nio.file.Files.writeString(ignored, java.nio.file.Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000",
+        Files.writeString(ignored, Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000",
                 "\"longestBusySleepMicros\":1000"));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> MultiProcessMain.readWorker(ignored));
         assertTrue(e.getMessage().contains("longest busy sleep of 1000 us, not 4000 us") && e.getMessage().contains("ignored.json"),
                 e.getMessage());
         Path unsaid = dir.resolve("unsaid.json");
-        java.nio.file.Files.writeString(unsaid, java.nio.file.Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000,", ""));
+        Files.writeString(unsaid, Files.readString(obeyed).replace("\"longestBusySleepMicros\":4000,", ""));
         assertThrows(IllegalStateException.class, () -> MultiProcessMain.readWorker(unsaid));
     }
 
@@ -456,20 +416,52 @@ class MultiProcessTest {
         refusals.put(List.of("--longest-busy-sleep", "1ms", "--storage", "POSTGRESQL", "--strategies", "PG_CONDITIONAL_UPDATE"),
                 "--longest-busy-sleep is a setting of SQLite's busy wait");
         for (Map.Entry<List<String>, String> refusal : refusals.entrySet()) {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), refusal.getKey().toArray(String[]::new));
-            assertEquals(BenchMain.ERROR, code, refusal.getKey().toString());
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains(refusal.getValue()), err.toString(StandardCharsets.UTF_8));
+            Ran ran = run(refusal.getKey().toArray(String[]::new));
+            assertEquals(BenchMain.ERROR, ran.code(), refusal.getKey().toString());
+            assertTrue(ran.err().contains(refusal.getValue()), ran.err());
         }
+        Ran ran = underSqlitesSleeps(() -> run("--storage", "WAL_NORMAL", "--longest-busy-sleep", "1ms"));
+        assertEquals(BenchMain.ERROR, ran.code());
+        assertTrue(ran.err().contains("longestBusySleep is a setting of the JITTERED busy wait"), ran.err());
+    }
+
+    @Test
+    void aRateBelowOneRequestPerSecondIsRefusedNamingTheOption() {
+        for (String rate : List.of("0", "-5", "0.5", "Infinity")) {
+            Ran ran = run("--storage", "WAL_NORMAL", "--rate", rate);
+            assertEquals(BenchMain.ERROR, ran.code(), rate);
+            assertTrue(ran.err().contains("--rate"), ran.err());
+        }
+    }
+
+    @Test
+    void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
+        Ran ran = run("--splits", "2by4");
+        assertEquals(BenchMain.ERROR, ran.code());
+        assertTrue(ran.err().contains("--splits"), ran.err());
+    }
+
+    /** What one {@link MultiProcessMain#execute} printed, and its exit code. */
+    private record Ran(int code, String out, String err) {
+        /** Both streams, as an assertion's message. */
+        String console() {
+            return out + err;
+        }
+    }
+
+    private static Ran run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MultiProcessMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Runs {@code command} with SQLite's own sleeping busy handler asked for, then gives this JVM its setting back. */
+    private static Ran underSqlitesSleeps(Supplier<Ran> command) {
         String before = System.setProperty(Storage.BUSY_WAIT_PROPERTY, "SQLITE_SLEEPS");
         try {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--longest-busy-sleep", "1ms");
-            assertEquals(BenchMain.ERROR, code);
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("longestBusySleep is a setting of the JITTERED busy wait"),
-                    err.toString(StandardCharsets.UTF_8));
+            return command.get();
         } finally {
             if (before == null) {
                 System.clearProperty(Storage.BUSY_WAIT_PROPERTY);
@@ -477,25 +469,5 @@ class MultiProcessTest {
                 System.setProperty(Storage.BUSY_WAIT_PROPERTY, before);
             }
         }
-    }
-
-    @Test
-    void aRateBelowOneRequestPerSecondIsRefusedNamingTheOption() {
-        for (String rate : List.of("0", "-5", "0.5", "Infinity")) {
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), "--storage", "WAL_NORMAL", "--rate", rate);
-            assertEquals(BenchMain.ERROR, code, rate);
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rate"), err.toString(StandardCharsets.UTF_8));
-        }
-    }
-
-    @Test
-    void aSplitThatIsNotProcessesTimesThreadsIsRefusedNamingTheOption() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MultiProcessMain.execute(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), "--splits", "2by4");
-        assertEquals(BenchMain.ERROR, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--splits"), err.toString(StandardCharsets.UTF_8));
     }
 }

@@ -28,6 +28,24 @@ final class ContractSuiteRun {
 
     static final List<Class<?>> CONTRACT_SUITE = List.of(LeaseContractTest.class, LeaseStoreErrorsTest.class);
 
+    /**
+     * The test that measures whether claimMany's claims met in time, which the matrices' runs leave
+     * out. In a variant's run (no fsync, three suites at once on 2 cores) a claim is so short that
+     * the claims of a correct claimMany can miss each other in round after round: in a run of the
+     * kill matrix that stopped at each variant's first catch (2026-12-06, when the test ran 40
+     * rounds), that was the first failure of 13 of the 20 SQLite variants that do not touch
+     * claimMany's race, and in one run of the generated-mutant matrix it "killed" 3 of 107 mutants
+     * of renew and complete, which no claim ever reads. Such a failure says that the machine was
+     * busy, not that the variant broke a rule, and it would hide whether the tests aimed at the
+     * variant catch it. The one variant the test is aimed at,
+     * {@link BrokenStore#CLAIM_MANY_ONE_AT_A_TIME}, has a test of its own in {@link KillMatrixTest};
+     * no change of a SQL fragment can make claimMany's threads stop meeting.
+     */
+    static final String OVERLAP_TEST = "claimManyClaimsOverlapInTime";
+
+    /** Every test method but {@link #OVERLAP_TEST}: what a matrix's run of a variant runs. */
+    static final Predicate<String> ALL_BUT_THE_OVERLAP_TEST = method -> !method.equals(OVERLAP_TEST);
+
     private ContractSuiteRun() {}
 
     /** Runs the whole suite with the parameters. */

@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -120,18 +119,10 @@ class GeneratedMutantMatrix {
                 StoreUnderTest.STRATEGIES, strategies.stream().map(Enum::name).collect(Collectors.joining(",")),
                 "junit.jupiter.execution.timeout.testable.method.default", TEST_TIMEOUT,
                 "junit.jupiter.execution.timeout.thread.mode.default", "SEPARATE_THREAD"),
-                ContractSuiteRun.CONTRACT_SUITE, method -> !NOT_ABOUT_THE_SQL.contains(method)));
+                ContractSuiteRun.CONTRACT_SUITE, ContractSuiteRun.ALL_BUT_THE_OVERLAP_TEST));
     }
 
     static final String TEST_TIMEOUT = "120 s";
-
-    /**
-     * Tests left out of the matrix's runs. {@code claimManyClaimsOverlapInTime} measures whether the
-     * threads of claimMany (Java, not SQL) meet in time, which no change of a fragment can affect;
-     * with three suites at once on two busy cores it failed now and then, and "killed" mutants of
-     * renew and complete that no claim ever reads (3 of 107 in one run at a load of 20).
-     */
-    static final Set<String> NOT_ABOUT_THE_SQL = Set.of("claimManyClaimsOverlapInTime");
 
     private static synchronized void writeTheMatrixSoFar() {
         Path target = Path.of("target");
@@ -179,7 +170,7 @@ class GeneratedMutantMatrix {
         }
         long notRunning = verdicts.stream().filter(v -> v.compileError().isPresent()).count();
         StringBuilder out = new StringBuilder(SECTION).append("\n\n")
-                .append("The contract suite (`LeaseContractTest`, `LeaseStoreErrorsTest`, without ").append(NOT_ABOUT_THE_SQL)
+                .append("The contract suite (`LeaseContractTest`, `LeaseStoreErrorsTest`, without `").append(ContractSuiteRun.OVERLAP_TEST).append("`")
                 .append(", which times claimMany's threads and no SQL can change) against every mutant that\n")
                 .append("`GeneratedMutants` generates from `LeaseSql`'s rules and effects as they read when it runs\n")
                 .append("(comparison operators replaced, conjuncts and assignments dropped, `+ 1` changed, `done` flipped).\n")

@@ -68,25 +68,11 @@ class KillMatrixTest {
     /** Why each variant's run stopped: its first failure's message ({@link StopAtFirstCatch#reason}). */
     private static final Map<Enum<?>, String> REASONS = new ConcurrentHashMap<>();
 
-    /**
-     * The test that measures whether claimMany's claims met in time. In a variant's run (no fsync,
-     * three suites at once on 2 cores) a claim is so short that the claims of a correct claimMany
-     * can miss each other in round after round: in a run of this matrix that stopped at each
-     * variant's first catch (2026-12-06, when the test ran 40 rounds), that was the first failure of
-     * 13 of the 20 SQLite variants that do not touch claimMany's race (the generated-mutant matrix
-     * leaves the test out for the same reason). Such a failure says that the machine was busy, not that the
-     * variant broke a rule, and it would hide whether the tests aimed at the variant catch it. So
-     * the variants' runs leave the test out, and the one variant it is aimed at,
-     * {@link BrokenStore#CLAIM_MANY_ONE_AT_A_TIME}, has a test of its own
-     * ({@link #aClaimManyThatNeverRacesIsCaughtOnlyByTheOverlapTestSayingSo}).
-     */
-    private static final String OVERLAP_TEST = "claimManyClaimsOverlapInTime";
-
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = BrokenStore.class, mode = EnumSource.Mode.EXCLUDE, names = "CLAIM_MANY_ONE_AT_A_TIME")
     void theContractSuiteCatchesTheBrokenStore(BrokenStore broken) {
         EngineExecutionResults results = ContractSuiteRun.run(
-                variantRun(StoreUnderTest.BROKEN_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, method -> !method.equals(OVERLAP_TEST));
+                variantRun(StoreUnderTest.BROKEN_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, ContractSuiteRun.ALL_BUT_THE_OVERLAP_TEST);
         SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(results);
         MATRIX.put(broken, caughtBy);
         REASONS.put(broken, StopAtFirstCatch.reason(results));
@@ -101,7 +87,7 @@ class KillMatrixTest {
         // and so "catch" any variant.
         PostgresServer.get();
         EngineExecutionResults results = ContractSuiteRun.run(
-                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, method -> !method.equals(OVERLAP_TEST));
+                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, ContractSuiteRun.ALL_BUT_THE_OVERLAP_TEST);
         SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(results);
         POSTGRES_MATRIX.put(broken, caughtBy);
         REASONS.put(broken, StopAtFirstCatch.reason(results));
@@ -113,7 +99,7 @@ class KillMatrixTest {
      * A claimMany that runs its claims one at a time gets every result right, so the only test
      * that may catch it is the one that measures whether its claims overlapped, and that test must
      * say so, on every SQLite strategy: a catch by another test would blame the wrong rule. This is
-     * the variant's row of the matrix (the matrix's own runs leave that test out, see {@link #OVERLAP_TEST}).
+     * the variant's row of the matrix (the matrix's own runs leave that test out, see {@link ContractSuiteRun#OVERLAP_TEST}).
      *
      * <p>Only the tests that call claimMany run (its own tests and the error tests, which call
      * every operation): the variant changes nothing else, so no other test can blame it, and a
@@ -135,7 +121,7 @@ class KillMatrixTest {
         SortedSet<String> caughtOn = new TreeSet<>();
         for (Event event : failed) {
             Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
-            assertEquals("LeaseContractTest." + OVERLAP_TEST, testName(event.getTestDescriptor()),
+            assertEquals("LeaseContractTest." + ContractSuiteRun.OVERLAP_TEST, testName(event.getTestDescriptor()),
                     () -> "caught by another test, on " + event.getTestDescriptor().getDisplayName() + ": " + failure);
             assertTrue(failure.getMessage().contains("never overlapped in time"), failure.getMessage());
             caughtOn.add(event.getTestDescriptor().getDisplayName());

@@ -172,6 +172,16 @@ class LeaseSql {
         return "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))";
     }
 
+    /**
+     * Takes the advisory lock of each job in {@code ?1} (a text array), in id order, and returns
+     * the ids (PostgreSQL, inside a transaction): the locks of {@link #advisoryLock()}, one round
+     * trip for all of them. A select list with a volatile function is evaluated after the sort,
+     * so the locks are taken in that order.
+     */
+    static String advisoryLocksInIdOrder() {
+        return "SELECT id, pg_advisory_xact_lock(hashtextextended(id, 0)) FROM unnest(CAST(?1 AS text[])) AS t(id) ORDER BY id";
+    }
+
     /** Writes the effect to the job, whatever its state: the caller has checked the rule. */
     static String write(String effect) {
         return "UPDATE jobs SET " + effect + " WHERE id = ?1";

@@ -4,9 +4,9 @@ package dev.leaselab.lease;
  * Wrong versions of {@link PostgresLeaseStore}, each with one change that keeps the happy path
  * working: the negative controls of the contract tests on PostgreSQL. Like {@link BrokenStore},
  * each is built from the shipped store by replacing one SQL fragment or the write protocol, and
- * lives in test code only. The kill matrix ({@link KillMatrixTest}) runs the contract suite and
- * {@link ClaimAgainstClaimNextTest} against each of them on every PostgreSQL strategy and requires
- * a test to fail.
+ * lives in test code only. The kill matrix ({@link KillMatrixTest}) runs the contract suite,
+ * {@link ClaimAgainstClaimNextTest} and {@link ClaimAgainstCompleteAllTest} against each of them on
+ * every PostgreSQL strategy and requires a test to fail.
  */
 public enum BrokenPostgresStore {
 
@@ -55,6 +55,22 @@ public enum BrokenPostgresStore {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
             return new ClaimNextWithoutJobLock(strategy.postgresProtocol(sql), sql);
+        }
+    },
+
+    /**
+     * completeAll without the jobs' locks ({@link CompleteAllWithoutJobLocks}): only the
+     * compare-and-sets, on every PostgreSQL strategy. That is the correct completeAll of
+     * {@code PG_CONDITIONAL_UPDATE} and {@code PG_ROW_LOCK}, but under {@code PG_ADVISORY_LOCK} a
+     * claim that checked the job under its advisory lock overwrites a completion that committed
+     * before its write: the job is done and claimed at once. The contract suite never races a
+     * completeAll with a claim, so only {@link ClaimAgainstCompleteAllTest}'s race on
+     * {@code PG_ADVISORY_LOCK} can catch it, and the race must pass on the other two.
+     */
+    COMPLETE_ALL_WITHOUT_JOB_LOCKS("CONTRACT 22") {
+        @Override
+        WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
+            return new CompleteAllWithoutJobLocks(strategy.postgresProtocol(sql), sql);
         }
     };
 

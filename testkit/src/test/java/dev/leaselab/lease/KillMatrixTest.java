@@ -40,7 +40,7 @@ import org.junit.platform.testkit.engine.Event;
 /**
  * The kill matrix: the contract suite runs against every {@link BrokenStore} (SQLite) and every
  * {@link BrokenPostgresStore} and must fail for each one (for the PostgreSQL variants, together
- * with {@link ClaimAgainstClaimNextTest}). A variant that survives means the suite has a hole, and
+ * with {@link ClaimAgainstClaimNextTest} and {@link ClaimAgainstCompleteAllTest}). A variant that survives means the suite has a hole, and
  * fails the build. The matrix (variant, then the tests that caught it and for which
  * strategies) is printed and written to {@code target/kill-matrix.md}. A variant's run stops at its
  * first catch ({@link StopAtFirstCatch}), so the matrix names that one test; {@code
@@ -53,14 +53,15 @@ import org.junit.platform.testkit.engine.Event;
 class KillMatrixTest {
 
     /**
-     * What a PostgreSQL variant runs against: the contract suite and the race of a claim with a
-     * claimNext of one job, which the contract suite (a public class that users extend) does not
-     * have. On PostgreSQL a claimNext that takes other locks than the claim can give a job twice,
-     * as {@code PG_ADVISORY_LOCK}'s would without its per-job lock; on SQLite every strategy ends in
+     * What a PostgreSQL variant runs against: the contract suite and the races of a claim with a
+     * claimNext and with a completeAll of one job, which the contract suite (a public class that
+     * users extend) does not have. On PostgreSQL a claimNext or a completeAll that takes other locks
+     * than the claim can give a job twice or let a claim overwrite a completion, as
+     * {@code PG_ADVISORY_LOCK}'s would without their per-job locks; on SQLite every strategy ends in
      * the one database write lock, so the SQLite variants run the contract suite alone.
      */
     private static final List<Class<?>> POSTGRES_SUITE = Stream.concat(ContractSuiteRun.CONTRACT_SUITE.stream(),
-            Stream.of(ClaimAgainstClaimNextTest.class)).toList();
+            Stream.of(ClaimAgainstClaimNextTest.class, ClaimAgainstCompleteAllTest.class)).toList();
 
     private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
     private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
@@ -182,6 +183,32 @@ class KillMatrixTest {
         }
         SortedSet<String> postgres = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL).stream().map(Enum::name).toList());
         assertEquals(postgres, caughtOn);
+    }
+
+    /**
+     * completeAll without the jobs' locks is the correct completeAll of {@code PG_CONDITIONAL_UPDATE}
+     * and {@code PG_ROW_LOCK}, and breaks only {@code PG_ADVISORY_LOCK}, whose claim checks under the
+     * job's advisory lock and then writes without a condition. The race must catch it there, with
+     * a completion and a claim that both won, and must pass on the other two: a race that failed on
+     * them would be failing correct stores.
+     */
+    @Test
+    void aCompleteAllWithoutTheJobLocksIsCaughtByTheClaimAgainstCompleteAllRaceUnderAdvisoryLocks() {
+        PostgresServer.get(); // a missing server would fail the race and so "catch" the variant
+        BrokenPostgresStore broken = BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS;
+        EngineExecutionResults results = ContractSuiteRun.run(Map.of(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()),
+                List.of(ClaimAgainstCompleteAllTest.class), method -> true);
+
+        SortedSet<String> caughtOn = new TreeSet<>();
+        for (Event event : results.testEvents().failed().list()) {
+            Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
+            String message = String.valueOf(failure.getMessage());
+            assertTrue(message.contains("exactly one of them must win"), message);
+            System.out.println(broken + " caught: " + message.substring(0, message.indexOf(':')));
+            caughtOn.add(event.getTestDescriptor().getDisplayName());
+        }
+        assertEquals(new TreeSet<>(List.of(LockingStrategy.PG_ADVISORY_LOCK.name())), caughtOn);
+        assertEquals(2, results.testEvents().succeeded().count(), "the race passes on the PostgreSQL strategies it does not break");
     }
 
     /** The parameters of a variant's run: the variant, and the stop at its first catch unless the full matrix was asked for. */

@@ -75,6 +75,12 @@ public abstract class LeaseStoreContract {
     /** How many drains of a fresh queue the drain test runs at most, until the claimNext calls of one overlapped. */
     static final int DRAIN_ATTEMPTS = 20;
 
+    /** The drain test's workers, half of them on each of its two stores. */
+    private static final int DRAIN_WORKERS = 8;
+
+    /** The jobs of each drain of the drain test. */
+    private static final int DRAIN_JOBS = 150;
+
     /** How many failed claimNext calls a worker of the drain test tries again before it gives up. */
     private static final int DRAIN_FAILURES_TRIED_AGAIN = 3;
 
@@ -705,10 +711,18 @@ public abstract class LeaseStoreContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("subjects")
     void workersDrainingOneQueueAtOnceAreEachHandedDifferentJobs(ContractSubject subject, TestReporter reporter) throws Exception {
-        LeaseStore one = open(subject);
-        LeaseStore two = open(subject);
+        drainUntilRaced(open(subject), open(subject), DRAIN_WORKERS, DRAIN_JOBS, reporter);
+    }
+
+    /**
+     * The drain test's drains: a fresh queue of {@code jobs} drained by {@code workers} workers on
+     * the two stores, each drain checked, until the claimNext calls of one drain overlapped, at most
+     * {@value #DRAIN_ATTEMPTS} times; fails if none did. Not private, for the negative control of
+     * that guard (a drain by one worker, whose calls can never overlap).
+     */
+    static void drainUntilRaced(LeaseStore one, LeaseStore two, int workers, int jobs, TestReporter reporter) throws Exception {
         for (int drain = 1; drain <= DRAIN_ATTEMPTS; drain++) {
-            if (drainOnce(one, two, "drain-" + drain + "-", reporter) > 0) {
+            if (drainOnce(one, two, "drain-" + drain + "-", workers, jobs, reporter) > 0) {
                 reporter.publishEntry("claimNext calls overlapped", "in drain " + drain + " of at most " + DRAIN_ATTEMPTS);
                 return;
             }
@@ -716,10 +730,9 @@ public abstract class LeaseStoreContract {
         fail("no two claimNext calls overlapped in time, in " + DRAIN_ATTEMPTS + " drains: the drain was never raced");
     }
 
-    /** One drain of a fresh queue by 8 workers on the two stores; checks it and returns how many calls overlapped another. */
-    private static long drainOnce(LeaseStore one, LeaseStore two, String prefix, TestReporter reporter) throws Exception {
-        int jobs = 150;
-        int workers = 8;
+    /** One drain of a fresh queue by the workers on the two stores; checks it and returns how many calls overlapped another. */
+    private static long drainOnce(LeaseStore one, LeaseStore two, String prefix, int workers, int jobs, TestReporter reporter)
+            throws Exception {
         for (int i = 0; i < jobs; i++) {
             one.enqueue(prefix + i);
         }

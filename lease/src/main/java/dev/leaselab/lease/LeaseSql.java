@@ -173,13 +173,24 @@ class LeaseSql {
     }
 
     /**
-     * Takes the advisory lock of each job in {@code ?1} (a text array), in id order, and returns
-     * the ids (PostgreSQL, inside a transaction): the locks of {@link #advisoryLock()}, one round
-     * trip for all of them. A select list with a volatile function is evaluated after the sort,
-     * so the locks are taken in that order.
+     * Takes the advisory lock of each job in {@code ?1} (a text array), in the array's order, and
+     * returns the ids (PostgreSQL, inside a transaction): the locks of {@link #advisoryLock()}, one
+     * round trip for all of them. A select list with a volatile function is evaluated after the
+     * sort, so the locks are taken in that order.
      */
-    static String advisoryLocksInIdOrder() {
-        return "SELECT id, pg_advisory_xact_lock(hashtextextended(id, 0)) FROM unnest(CAST(?1 AS text[])) AS t(id) ORDER BY id";
+    static String advisoryLocksInOrder() {
+        return "SELECT t.id, pg_advisory_xact_lock(hashtextextended(t.id, 0)) FROM unnest(CAST(?1 AS text[])) WITH ORDINALITY"
+                + " AS t(id, n) ORDER BY t.n";
+    }
+
+    /**
+     * Claims every job in {@code ?1} (a text array) whose claimNext rule holds, in one statement,
+     * and returns each claimed job's id and new fence (PostgreSQL, inside the transaction that
+     * picked the ids and holds their locks). The rule is read again here: under an advisory lock
+     * a claim may have won a picked job before its lock was taken.
+     */
+    String claimPicked() {
+        return "UPDATE jobs SET " + claimEffect() + " WHERE id = ANY(?1) AND (" + nextClaimable() + ") RETURNING id, fence";
     }
 
     /** Writes the effect to the job, whatever its state: the caller has checked the rule. */

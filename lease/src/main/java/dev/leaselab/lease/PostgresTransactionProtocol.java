@@ -1,8 +1,11 @@
 package dev.leaselab.lease;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -18,8 +21,10 @@ import java.util.OptionalLong;
  * <p>claimNext picks its jobs under the same kind of lock: with {@link Lock#ROW}, by
  * {@code SELECT ... FOR UPDATE SKIP LOCKED}, so racing workers lock different rows instead of
  * queueing for one; with {@link Lock#ADVISORY}, under an advisory lock of the whole queue that
- * serialises claimNext calls, then each picked job's own advisory lock and its rule read again,
- * because a {@code claim} of that job takes only the job's lock.
+ * serialises claimNext calls, then the picked jobs' own advisory locks, because a {@code claim} of
+ * one of them takes only the job's lock. Then one {@code UPDATE} claims every picked job whose rule
+ * still holds (under the advisory locks, a claim may have won one in between), so a batch costs
+ * a few round trips instead of one to three per job.
  *
  * <p>completeAll runs each completion as one compare-and-set {@code UPDATE}, all of them in one JDBC
  * batch, as {@link ConditionalUpdateProtocol} does: a few round trips for the batch, where a lock
@@ -51,6 +56,7 @@ final class PostgresTransactionProtocol implements WriteProtocol {
     private final String advisoryLock;
     private final String pick;
     private final String advisoryLocks;
+    private final String claimPicked;
     private final ConditionalUpdateProtocol compareAndSet;
 
     /**
@@ -66,7 +72,8 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         this.advisoryLock = LeaseSql.advisoryLock();
         String ids = sql.nextClaimableIds(LockingStrategy.Engine.POSTGRESQL);
         this.pick = lock == Lock.ROW ? ids + " FOR UPDATE SKIP LOCKED" : ids;
-        this.advisoryLocks = LeaseSql.advisoryLocksInIdOrder();
+        this.advisoryLocks = LeaseSql.advisoryLocksInOrder();
+        this.claimPicked = sql.claimPicked();
         this.compareAndSet = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.POSTGRESQL);
     }
 
@@ -93,25 +100,53 @@ final class PostgresTransactionProtocol implements WriteProtocol {
             if (lock == Lock.ADVISORY) {
                 s.execute(QUEUE_LOCK);
             }
-            List<Lease> leases = new ArrayList<>();
-            for (String id : s.strings(pick, max, owner, now, until)) {
-                if (lock == Lock.ADVISORY) {
-                    s.execute(advisoryLock, id);
-                    if (!s.exists(statements.claimCheck(), id, owner, now, until)) {
-                        continue;
-                    }
-                }
-                OptionalLong fence = s.firstLong(statements.claimWrite(), id, owner, now, until);
-                if (fence.isPresent()) {
-                    leases.add(new Lease(id, owner, fence.getAsLong(), until));
-                }
-            }
+            List<String> picked = s.strings(pick, max, owner, now, until);
+            List<Lease> leases = lock == Lock.NONE
+                    ? writeEach(s, picked, owner, now, until)
+                    : claimPicked(s, picked, owner, now, until);
             s.commitTransaction();
             return leases;
         } catch (SQLException | RuntimeException e) {
             s.rollbackTransactionQuietly();
             throw e;
         }
+    }
+
+    /** The picked jobs, locked, claimed in one statement where the rule still holds; in the order picked. */
+    private List<Lease> claimPicked(Session s, List<String> picked, String owner, double now, double until) throws SQLException {
+        if (picked.isEmpty()) {
+            return List.of();
+        }
+        String[] ids = picked.toArray(String[]::new);
+        if (lock == Lock.ADVISORY) {
+            s.strings(advisoryLocks, (Object) ids);
+        }
+        Map<String, Long> fences = new HashMap<>();
+        try (ResultSet rows = s.query(claimPicked, ids, owner, now, until)) {
+            while (rows.next()) {
+                fences.put(rows.getString(1), rows.getLong(2));
+            }
+        }
+        List<Lease> leases = new ArrayList<>(fences.size());
+        for (String id : picked) {
+            Long fence = fences.get(id);
+            if (fence != null) {
+                leases.add(new Lease(id, owner, fence, until));
+            }
+        }
+        return leases;
+    }
+
+    /** {@link Lock#NONE}'s write of each picked job, without a condition: the check-then-act race. */
+    private List<Lease> writeEach(Session s, List<String> picked, String owner, double now, double until) throws SQLException {
+        List<Lease> leases = new ArrayList<>();
+        for (String id : picked) {
+            OptionalLong fence = s.firstLong(statements.claimWrite(), id, owner, now, until);
+            if (fence.isPresent()) {
+                leases.add(new Lease(id, owner, fence.getAsLong(), until));
+            }
+        }
+        return leases;
     }
 
     @Override

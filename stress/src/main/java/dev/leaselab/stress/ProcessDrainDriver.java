@@ -104,10 +104,12 @@ public final class ProcessDrainDriver {
      * @param pausedWrites writes of paused workers, after they woke, whose lease had been taken over
      * @param pausedWritesRefused of those, the ones refused (all of them, on a correct store)
      * @param effectivePauses pauses after which the worker made such a write and had it refused
+     * @param completeAllCalls completeAll calls that answered, each a worker's batch of two or more jobs
+     * @param refusedInABatch completions those calls refused: stale ones sent in a batch
      */
     public record DrainResult(RaceResult race, long rounds, long jobs, long duplicateExecutions,
             long duplicateAcceptedCompletions, long staleWritesRefused, long pausedWrites, long pausedWritesRefused,
-            int effectivePauses) implements DrainOutcome {
+            int effectivePauses, long completeAllCalls, long refusedInABatch) implements DrainOutcome {
 
         @Override
         public String unproven() {
@@ -126,10 +128,11 @@ public final class ProcessDrainDriver {
         public String summary() {
             return String.format(Locale.ROOT, "%d jobs in %d rounds, %d duplicate executions, %d duplicate accepted "
                             + "completions, %d kills, %d pauses (%d effective), %d stale writes refused (%d of %d after "
-                            + "pauses), %d of %d claimNext calls overlapping another process's",
+                            + "pauses), %d completeAll calls (%d completions refused in them), %d of %d claimNext calls "
+                            + "overlapping another process's",
                     jobs, rounds, duplicateExecutions, duplicateAcceptedCompletions, race.kills(), race.pauses(),
-                    effectivePauses, staleWritesRefused, pausedWritesRefused, pausedWrites, race.racesWithOverlap(),
-                    race.races());
+                    effectivePauses, staleWritesRefused, pausedWritesRefused, pausedWrites, completeAllCalls, refusedInABatch,
+                    race.racesWithOverlap(), race.races());
         }
     }
 
@@ -226,8 +229,10 @@ public final class ProcessDrainDriver {
                 (System.nanoTime() - begun) / 1_000_000);
         DrainCounts counts = DrainCounts.of(ops);
         long[] paused = pausedWrites(ops, faults.pauses());
+        long[] batches = completeAllCalls(ops);
         return new DrainResult(race, refill.rounds.get(), refill.enqueued.get(), counts.duplicateExecutions(),
-                counts.duplicateAcceptedCompletions(), check.staleWritesRejected(), paused[0], paused[1], (int) paused[2]);
+                counts.duplicateAcceptedCompletions(), check.staleWritesRejected(), paused[0], paused[1], (int) paused[2],
+                batches[0], batches[1]);
     }
 
     private List<String> workerCommand(String name, Path history) {
@@ -333,6 +338,33 @@ public final class ProcessDrainDriver {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot count the jobs of " + db + " where " + where + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The completeAll calls that answered, and the completions they refused. {@link RecordedStore}
+     * records each completion of a completeAll as a complete with the span of the whole call, and a
+     * worker sends only batches of two or more jobs that way, so two or more completes of one
+     * process that began at the same instant are one call; completes alone each have a span of
+     * their own.
+     */
+    static long[] completeAllCalls(List<Op> ops) {
+        Map<List<Object>, long[]> calls = new HashMap<>();
+        for (Op op : ops) {
+            if (op.kind() == Op.Kind.COMPLETE && op.outcome() != Op.Outcome.UNKNOWN) {
+                long[] call = calls.computeIfAbsent(List.of(op.process(), op.start()), key -> new long[2]);
+                call[0]++;
+                call[1] += op.outcome() == Op.Outcome.REJECTED ? 1 : 0;
+            }
+        }
+        long batches = 0;
+        long refused = 0;
+        for (long[] call : calls.values()) {
+            if (call[0] >= 2) {
+                batches++;
+                refused += call[1];
+            }
+        }
+        return new long[] {batches, refused};
     }
 
     /**

@@ -113,6 +113,31 @@ class ProcessDrainHistoryTest {
         assertArrayEquals(new long[] {2, 2, 1}, ProcessDrainDriver.pausedWrites(ops, pauses));
     }
 
+    /**
+     * A completeAll's completes share the call's span, so a run's batches are counted from the
+     * history: two completes of one process that began together are one call, a complete alone is
+     * none, a batch of unknown outcome (its worker killed inside it) is not counted, and the
+     * completions a call refused are added up.
+     */
+    @Test
+    void theCompleteAllCallsOfARunAreTheCompletesThatShareASpan() {
+        List<Op> ops = List.of(
+                op("a", Op.Kind.COMPLETE, "j1", 1, Op.Outcome.OK, 10, 20),
+                op("a", Op.Kind.COMPLETE, "j2", 1, Op.Outcome.REJECTED, 10, 20),
+                op("a", Op.Kind.COMPLETE, "j3", 1, Op.Outcome.OK, 10, 20),
+                op("b", Op.Kind.COMPLETE, "j4", 1, Op.Outcome.OK, 10, 12),      // another process, alone
+                op("a", Op.Kind.COMPLETE, "j5", 1, Op.Outcome.REJECTED, 30, 31), // alone: no batch
+                op("b", Op.Kind.COMPLETE, "j6", 2, Op.Outcome.REJECTED, 40, 45),
+                op("b", Op.Kind.COMPLETE, "j7", 2, Op.Outcome.REJECTED, 40, 45),
+                op("a", Op.Kind.COMPLETE, "j8", 1, Op.Outcome.UNKNOWN, 50, Long.MAX_VALUE),
+                op("a", Op.Kind.COMPLETE, "j9", 1, Op.Outcome.UNKNOWN, 50, Long.MAX_VALUE),
+                op("a", Op.Kind.RENEW, "j1", 1, Op.Outcome.OK, 10, 20));
+        assertArrayEquals(new long[] {2, 3}, ProcessDrainDriver.completeAllCalls(ops));
+        String summary = new ProcessDrainDriver.DrainResult(new RaceResult("IMMEDIATE", "process-drain", 10, 4, 100, 0, 0, 0,
+                0, 0, -1, null, new CheckReport(0, 0, 0, 0, List.of(), 0), 1, 1, "ok", 1), 1, 12, 0, 0, 2, 2, 2, 1, 2, 3).summary();
+        assertTrue(summary.contains("2 completeAll calls (3 completions refused in them)"), summary);
+    }
+
     @Test
     void aRunWithoutOverlapOrWithoutAnEffectivePauseSaysItProvedNothing() {
         CheckReport clean = new CheckReport(0, 0, 0, 0, List.of(), 0);
@@ -120,12 +145,12 @@ class ProcessDrainHistoryTest {
                 "ok", 1);
         RaceResult raced = new RaceResult("IMMEDIATE", "process-drain", 10, 4, 100, 0, 0, 0, 0, 0, -1, null, clean, 1, 1,
                 "ok", 1);
-        assertTrue(new ProcessDrainDriver.DrainResult(noOverlap, 1, 12, 0, 0, 2, 2, 2, 1).unproven().contains("never raced"));
-        assertTrue(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0).unproven().contains("pauses proved nothing"));
-        assertNull(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 2, 2, 2, 1).unproven());
+        assertTrue(new ProcessDrainDriver.DrainResult(noOverlap, 1, 12, 0, 0, 2, 2, 2, 1, 0, 0).unproven().contains("never raced"));
+        assertTrue(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0).unproven().contains("pauses proved nothing"));
+        assertNull(new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 2, 2, 2, 1, 0, 0).unproven());
 
         Verdict unproven = Verdict.ofDrain(StoreUnderTest.correct(LockingStrategy.IMMEDIATE),
-                new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0), 1);
+                new ProcessDrainDriver.DrainResult(raced, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0), 1);
         assertEquals(Verdict.Outcome.INCONCLUSIVE, unproven.outcome());
         assertTrue(!unproven.outcome().good() && !StressRun.settled(false, unproven.outcome()),
                 "a run that proved nothing must neither pass nor stand: it is raced again");

@@ -53,6 +53,7 @@ class ProcessDrainRaceTest {
         assertTrue(race.kills() >= 1 && race.pauses() >= 1, result::summary);
         assertEquals(0, result.duplicateAcceptedCompletions(), result::summary);
         assertTrue(race.racesWithOverlap() > 0, result::summary);
+        assertTrue(result.completeAllCalls() > 0, () -> "no batch was completed in one completeAll: " + result.summary());
         assertTrue(result.staleWritesRefused() > 0 && result.pausedWritesRefused() > 0, result::summary);
         assertEquals(result.pausedWrites(), result.pausedWritesRefused(), result::summary);
         assertEquals(race.check().staleWrites(), race.check().staleWritesRejected(), result::summary);

@@ -2,7 +2,7 @@
 
 One job table in one SQLite file, a connection per call, ``BEGIN IMMEDIATE`` around every
 read-then-write, and a fence that only grows. These are the contract's eight functions plus
-``claim_next`` (the queue), written the way the contract describes them, so that the harness
+``claim_next`` (the queue) and ``complete_all`` (a batch in one transaction), written the way the contract describes them, so that the harness
 can race them against the Java strategies on one file.
 
 ``MUTATION`` switches on one of the contract's wrong changes (section "Eight ways to get it
@@ -39,6 +39,7 @@ MUTATIONS = {
     "RELEASE_RESETS_FENCE": 7,          # the next claim reuses an old token
     "CLAIM_MANY_FIRST_OWNER_ONLY": 8,   # a race that is never raced
     "CLAIM_READ_THEN_WRITE": 8,         # read in one transaction, write in another
+    "COMPLETE_ALL_ONE_COMMIT_EACH": 20, # a batch that fails half-way keeps its first completes
 }
 
 MUTATION = None
@@ -135,19 +136,27 @@ def claim(path, job_id, owner, now, ttl):
     _ttl(_now(now), ttl)
     if MUTATION == "CLAIM_READ_THEN_WRITE":
         return _claim_read_then_write(path, job_id, owner, now, ttl)
+
+    def check_then_write(con):
+        row = con.execute("SELECT until, fence, done FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None or row[2] != 0 or not _claimable(row[0], now):
+            return None
+        con.execute("UPDATE jobs SET owner = ?, until = ?, fence = fence + 1 WHERE id = ?", (owner, now + ttl, job_id))
+        return row[1] + 1
+
+    # The write lock is taken before the read: nobody can claim between our check and our write.
+    return _immediate(path, check_then_write)
+
+
+def _immediate(path, work):
+    """Runs work(con) between BEGIN IMMEDIATE and COMMIT on a connection of its own; rolled back if it raises."""
     con = _connect(path)
     try:
-        # The write lock is taken before the read: nobody can claim between our check and our write.
         con.execute("BEGIN IMMEDIATE")
         try:
-            row = con.execute("SELECT until, fence, done FROM jobs WHERE id = ?", (job_id,)).fetchone()
-            if row is None or row[2] != 0 or not _claimable(row[0], now):
-                con.execute("ROLLBACK")
-                return None
-            con.execute("UPDATE jobs SET owner = ?, until = ?, fence = fence + 1 WHERE id = ?",
-                        (owner, now + ttl, job_id))
+            result = work(con)
             con.execute("COMMIT")
-            return row[1] + 1
+            return result
         except BaseException:
             if con.in_transaction:
                 con.execute("ROLLBACK")
@@ -187,14 +196,38 @@ def renew(path, job_id, owner, fence, now, ttl):
     return _write(path, "UPDATE jobs SET until = ? WHERE id = ? AND owner = ? AND fence = ? AND done = 0" + live, args)
 
 
+def _complete_statement():
+    done = "done >= 0" if MUTATION == "COMPLETE_DONE_AT_LEAST_0" else "done = 0"
+    return "UPDATE jobs SET result = ?, done = 1 WHERE id = ? AND owner = ? AND fence = ? AND " + done + " AND until > ?"
+
+
 def complete(path, job_id, owner, fence, now, result):
     _required("jobId", job_id)
     _required("owner", owner)
     _required("result", result)
     _now(now)
-    done = "done >= 0" if MUTATION == "COMPLETE_DONE_AT_LEAST_0" else "done = 0"
-    return _write(path, "UPDATE jobs SET result = ?, done = 1 WHERE id = ? AND owner = ? AND fence = ? AND "
-                  + done + " AND until > ?", (result, job_id, owner, fence, now))
+    return _write(path, _complete_statement(), (result, job_id, owner, fence, now))
+
+
+def complete_all(path, completions, now):
+    """Completes a batch in one transaction: each completion (a dict jobId/owner/fence/result) by
+    complete's rule, in list order, so a job named twice is completed once; the answers in list
+    order. If a write fails, the transaction is rolled back and none of the batch is stored."""
+    _required("completions", completions)
+    for i, c in enumerate(completions):
+        _required("completions[%d]" % i, c)
+    for c in completions:
+        _required("jobId", c.get("jobId"))
+        _required("owner", c.get("owner"))
+        _required("result", c.get("result"))
+    _now(now)
+    if not completions:
+        return []
+    if MUTATION == "COMPLETE_ALL_ONE_COMMIT_EACH":
+        return [complete(path, c["jobId"], c["owner"], c["fence"], now, c["result"]) for c in completions]
+    return _immediate(path, lambda con: [
+        con.execute(_complete_statement(), (c["result"], c["jobId"], c["owner"], c["fence"], now)).rowcount == 1
+        for c in completions])
 
 
 def release(path, job_id, owner, fence):
@@ -242,21 +275,14 @@ def claim_next(path, owner, now, ttl, max_jobs=1):
     _ttl(_now(now), ttl)
     if max_jobs <= 0:
         raise ArgumentError("max must be positive: %d" % max_jobs)
-    con = _connect(path)
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            held = "<" if MUTATION == "CLAIM_AT_EXPIRY_IS_HELD" else "<="
-            picked = con.execute("SELECT id, fence FROM jobs WHERE done = 0 AND until " + held
-                                 + " ? ORDER BY rowid LIMIT ?", (now, max_jobs)).fetchall()
-            for job_id, _ in picked:
-                con.execute("UPDATE jobs SET owner = ?, until = ?, fence = fence + 1 WHERE id = ?",
-                            (owner, now + ttl, job_id))
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
-    finally:
-        con.close()
+
+    def pick_and_claim(con):
+        held = "<" if MUTATION == "CLAIM_AT_EXPIRY_IS_HELD" else "<="
+        rows = con.execute("SELECT id, fence FROM jobs WHERE done = 0 AND until " + held
+                           + " ? ORDER BY rowid LIMIT ?", (now, max_jobs)).fetchall()
+        for job_id, _ in rows:
+            con.execute("UPDATE jobs SET owner = ?, until = ?, fence = fence + 1 WHERE id = ?", (owner, now + ttl, job_id))
+        return rows
+
+    picked = _immediate(path, pick_and_claim)
     return [{"job": job_id, "owner": owner, "fence": fence + 1, "until": now + ttl} for job_id, fence in picked]

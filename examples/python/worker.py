@@ -12,7 +12,7 @@ import sys
 
 import lease
 
-PROTOCOL = 1
+PROTOCOL = 2
 
 
 def number(value):
@@ -35,6 +35,8 @@ def dispatch(db, op, a):
         return lease.renew(db, a.get("jobId"), a.get("owner"), a["fence"], number(a["now"]), number(a["ttl"]))
     if op == "complete":
         return lease.complete(db, a.get("jobId"), a.get("owner"), a["fence"], number(a["now"]), a.get("result"))
+    if op == "completeAll":
+        return lease.complete_all(db, a.get("completions"), number(a["now"]))
     if op == "release":
         return lease.release(db, a.get("jobId"), a.get("owner"), a["fence"])
     if op == "claimMany":

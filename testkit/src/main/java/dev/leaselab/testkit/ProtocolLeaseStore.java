@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
@@ -49,8 +50,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ProtocolLeaseStore implements LeaseStore {
 
-    /** The protocol version this client speaks; a worker's ready line must name the same. */
-    public static final int PROTOCOL = 1;
+    /**
+     * The newest protocol version this client speaks. Version 2 added the {@code completeAll}
+     * request; a worker of version 1 is still served, its completeAll sent as one {@code complete}
+     * request per completion.
+     */
+    public static final int PROTOCOL = 2;
+
+    /** The oldest protocol version this client serves. */
+    public static final int OLDEST_PROTOCOL = 1;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration DEFAULT_ANSWER_TIMEOUT = Duration.ofSeconds(60);
@@ -62,6 +70,8 @@ public final class ProtocolLeaseStore implements LeaseStore {
     private final List<Worker> all = new ArrayList<>();
     private volatile boolean closed;
     private String implementation;
+    /** The version the first worker's ready line named; every later worker must name the same. */
+    private volatile int protocol;
 
     private ProtocolLeaseStore(List<String> command, Path file, Duration answerTimeout) {
         this.command = List.copyOf(command);
@@ -101,6 +111,11 @@ public final class ProtocolLeaseStore implements LeaseStore {
     /** What the first worker said it is, from its ready line. */
     public String implementation() {
         return implementation;
+    }
+
+    /** The protocol version the workers speak, from the first worker's ready line. */
+    public int protocol() {
+        return protocol;
     }
 
     @Override
@@ -144,6 +159,47 @@ public final class ProtocolLeaseStore implements LeaseStore {
     public boolean complete(String jobId, String owner, long fence, double now, String result) {
         return call("complete", number(args().put("jobId", jobId).put("owner", owner).put("fence", fence), "now", now)
                 .put("result", result)).asBoolean();
+    }
+
+    /**
+     * To a worker of protocol 2, one {@code completeAll} request, which the worker runs as one
+     * atomic step; a {@code null} list or element is sent as JSON {@code null}, so that the worker's
+     * own checks are judged. To a worker of protocol 1, one {@code complete} request per completion,
+     * as {@link LeaseStore#completeAll}'s default does, which is not atomic.
+     *
+     * @throws LeaseStoreException also when the worker answers anything but one boolean per completion
+     */
+    @Override
+    public List<Boolean> completeAll(List<Completion> completions, double now) {
+        if (protocol < 2) {
+            return LeaseStore.super.completeAll(completions, now);
+        }
+        ObjectNode args = number(args(), "now", now);
+        if (completions == null) {
+            args.putNull("completions");
+        } else {
+            ArrayNode list = args.putArray("completions");
+            for (Completion c : completions) {
+                if (c == null) {
+                    list.addNull();
+                } else {
+                    list.addObject().put("jobId", c.jobId()).put("owner", c.owner()).put("fence", c.fence()).put("result", c.result());
+                }
+            }
+        }
+        JsonNode answers = call("completeAll", args);
+        List<Boolean> accepted = new ArrayList<>();
+        for (JsonNode answer : answers) {
+            if (!answer.isBoolean()) {
+                break;
+            }
+            accepted.add(answer.asBoolean());
+        }
+        if (!answers.isArray() || accepted.size() != completions.size()) {
+            throw new LeaseStoreException("completeAll of " + completions.size() + " completions on " + file + " ("
+                    + this + "): the worker answered " + answers + ", not one boolean per completion", null);
+        }
+        return List.copyOf(accepted);
     }
 
     @Override
@@ -262,14 +318,17 @@ public final class ProtocolLeaseStore implements LeaseStore {
             String message = ready.path("error").path("message").asText("the worker is not ready: " + ready);
             throw new LeaseStoreException(message, null);
         }
-        if (ready.path("protocol").asInt(-1) != PROTOCOL) {
+        int version = ready.path("protocol").asInt(-1);
+        if (version < OLDEST_PROTOCOL || version > PROTOCOL || protocol != 0 && version != protocol) {
             worker.discard();
             throw new LeaseStoreException("the worker " + worker.line + " speaks protocol " + ready.path("protocol")
-                    + ", not " + PROTOCOL, null);
+                    + ", not " + (protocol != 0 ? "the " + protocol + " of the store's first worker"
+                            : OLDEST_PROTOCOL + " to " + PROTOCOL), null);
         }
         synchronized (this) {
             if (implementation == null) {
                 implementation = ready.path("implementation").asText("");
+                protocol = version;
             }
             if (closed) {
                 worker.close();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
@@ -132,6 +133,19 @@ public final class ProtocolServer {
                 ArrayNode fences = JSON.createArrayNode();
                 store.claimMany(text(a, "jobId"), owners, number(a, "now"), number(a, "ttl")).forEach(f -> fences.add(fence(f)));
                 yield fences;
+            }
+            case "completeAll" -> {
+                List<Completion> completions = null;
+                if (!a.path("completions").isNull() && !a.path("completions").isMissingNode()) {
+                    completions = new ArrayList<>();
+                    for (JsonNode c : a.path("completions")) {
+                        completions.add(c.isNull() ? null
+                                : new Completion(text(c, "jobId"), text(c, "owner"), integer(c, "fence"), text(c, "result")));
+                    }
+                }
+                ArrayNode accepted = JSON.createArrayNode();
+                store.completeAll(completions, number(a, "now")).forEach(accepted::add);
+                yield accepted;
             }
             case "claimNext" -> {
                 ArrayNode leases = JSON.createArrayNode();

@@ -43,6 +43,7 @@ public final class PythonGuest {
         m.put("RELEASE_RESETS_FENCE", 7);
         m.put("CLAIM_MANY_FIRST_OWNER_ONLY", 8);
         m.put("CLAIM_READ_THEN_WRITE", 8);
+        m.put("COMPLETE_ALL_ONE_COMMIT_EACH", 20);
         return Collections.unmodifiableMap(m);
     }
 

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.leaselab.lease.Completion;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStoreException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -57,6 +59,50 @@ class ProtocolLeaseStoreTest {
             List<OptionalLong> many = store.claimMany("c", List.of("x", "y", "z"), 300, 30);
             assertEquals(3, many.size());
             assertEquals(1, many.stream().filter(OptionalLong::isPresent).count(), many.toString());
+            assertEquals(ProtocolLeaseStore.PROTOCOL, store.protocol());
+            long c = many.stream().filter(OptionalLong::isPresent).findFirst().orElseThrow().getAsLong();
+            String winner = List.of("x", "y", "z").get(many.indexOf(OptionalLong.of(c)));
+            assertEquals(List.of(true, false, false), store.completeAll(List.of(new Completion("c", winner, c, "batch"),
+                    new Completion("c", winner, c, "again"), new Completion("b", "someone", 1, "stale")), 310));
+            assertEquals("batch", store.state("c").orElseThrow().result());
+        }
+    }
+
+    /**
+     * completeAll is one request to a worker of protocol 2, and one complete request per completion
+     * to a worker of protocol 1, which has no completeAll; an answer that is not one boolean per
+     * completion fails the call.
+     */
+    @Test
+    void completeAllIsOneRequestToAProtocol2WorkerAndOneCompletePerJobToAProtocol1Worker() throws Exception {
+        List<Completion> batch = List.of(new Completion("a", "w", 1, "r"), new Completion("b", "w", 1, "r"));
+        Path heard = dir.resolve("heard.log");
+        try (ProtocolLeaseStore store = ProtocolLeaseStore.open(shell("echo '{\"ready\":true,\"protocol\":2}'; read l; "
+                + "echo \"$l\" >> " + heard + "; echo '{\"id\":1,\"ok\":true,\"value\":[true,false]}'; cat >/dev/null"),
+                dir.resolve("jobs.db"))) {
+            assertEquals(2, store.protocol());
+            assertEquals(List.of(true, false), store.completeAll(batch, 100));
+        }
+        List<String> requests = Files.readAllLines(heard);
+        assertEquals(1, requests.size(), requests.toString());
+        assertTrue(requests.get(0).contains("\"op\":\"completeAll\"") && requests.get(0).contains("\"jobId\":\"b\""), requests.get(0));
+
+        Files.delete(heard);
+        try (ProtocolLeaseStore store = ProtocolLeaseStore.open(shell("echo '{\"ready\":true,\"protocol\":1}'; "
+                + "read l; echo \"$l\" >> " + heard + "; echo '{\"id\":1,\"ok\":true,\"value\":true}'; "
+                + "read l; echo \"$l\" >> " + heard + "; echo '{\"id\":2,\"ok\":true,\"value\":false}'; cat >/dev/null"),
+                dir.resolve("jobs.db"))) {
+            assertEquals(1, store.protocol());
+            assertEquals(List.of(true, false), store.completeAll(batch, 100));
+        }
+        requests = Files.readAllLines(heard);
+        assertEquals(2, requests.size(), requests.toString());
+        assertTrue(requests.stream().allMatch(r -> r.contains("\"op\":\"complete\"")), requests.toString());
+
+        try (ProtocolLeaseStore store = ProtocolLeaseStore.open(shell("echo '{\"ready\":true,\"protocol\":2}'; read l; "
+                + "echo '{\"id\":1,\"ok\":true,\"value\":[true]}'; cat >/dev/null"), dir.resolve("jobs.db"))) {
+            assertTrue(assertThrows(LeaseStoreException.class, () -> store.completeAll(batch, 100)).getMessage()
+                    .contains("not one boolean per completion"));
         }
     }
 
@@ -72,6 +118,11 @@ class ProtocolLeaseStoreTest {
                     .getMessage().startsWith("ttl"));
             assertTrue(assertThrows(IllegalArgumentException.class, () -> store.claimNext("A", 1, 1, 0))
                     .getMessage().startsWith("max"));
+            assertEquals("completions", assertThrows(NullPointerException.class, () -> store.completeAll(null, 1)).getMessage());
+            assertEquals("completions[1]", assertThrows(NullPointerException.class, () -> store.completeAll(
+                    java.util.Arrays.asList(new Completion("a", "A", 1, "r"), null), 1)).getMessage());
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> store.completeAll(List.of(), Double.NaN))
+                    .getMessage().startsWith("now"));
         }
     }
 
@@ -120,7 +171,7 @@ class ProtocolLeaseStoreTest {
     @Test
     void aWorkerOfAnotherVersionOrThatCannotOpenIsRefusedAtOpen() {
         assertTrue(assertThrows(LeaseStoreException.class, () -> ProtocolLeaseStore.open(
-                shell("echo '{\"ready\":true,\"protocol\":2}'"), dir.resolve("jobs.db"))).getMessage().contains("protocol 2"));
+                shell("echo '{\"ready\":true,\"protocol\":3}'"), dir.resolve("jobs.db"))).getMessage().contains("protocol 3"));
         assertEquals("no such disk", assertThrows(LeaseStoreException.class, () -> ProtocolLeaseStore.open(
                 shell("echo '{\"ready\":false,\"error\":{\"type\":\"database\",\"message\":\"no such disk\"}}'"),
                 dir.resolve("jobs.db"))).getMessage());

@@ -102,11 +102,10 @@ public final class DrainWorker {
         }
         Database db = Database.parse(args[0]);
         Path historyFile = Path.of(args[1]);
-        StoreUnderTest sut = StoreUnderTest.parse(args[2]);
         long ttlMillis = Long.parseLong(args[5]);
         Path stop = Path.of(args[6]);
         long deadline = System.nanoTime() + Long.parseLong(args[7]) * 1_000_000;
-        try (LeaseStore lease = sut.open(db, 2);
+        try (LeaseStore lease = Guest.open(args[2], db);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
             DrainWorker worker = new DrainWorker(new RecordedStore(lease, args[3], history, HostClock::nanos), args[3],
                     Long.parseLong(args[4]), ttlMillis, workMillis(ttlMillis), Path.of(args[9]), System.out);

@@ -137,6 +137,11 @@ public final class ProcessDrainDriver {
     }
 
     private final StoreUnderTest sut;
+    private final Guest guest;
+    private final boolean guestOnly;
+    /** The store's name, or the guest's with the store it races next to, as the verdict table shows it. */
+    private final String name;
+    private int workersStarted;
     private final Settings settings;
     private final Path dir;
     private final Path stop;
@@ -144,10 +149,13 @@ public final class ProcessDrainDriver {
     private Database db;
     private Refill refill;
 
-    private ProcessDrainDriver(StoreUnderTest sut, Path dir, Settings settings) {
+    private ProcessDrainDriver(StoreUnderTest sut, Guest guest, boolean guestOnly, Path dir, Settings settings) {
         this.sut = sut;
+        this.guest = guest;
+        this.guestOnly = guestOnly;
+        this.name = guest == null ? sut.name() : guestOnly ? guest.name() : sut.name() + "+" + guest.name();
         this.settings = settings;
-        this.dir = dir.resolve("process-drain-" + sut.name().replace('/', '-'));
+        this.dir = dir.resolve("process-drain-" + name.replace('/', '-').replace('+', '-'));
         this.stop = this.dir.resolve("stop");
         this.random = new Random(settings.seed());
     }
@@ -162,7 +170,23 @@ public final class ProcessDrainDriver {
 
     /** Drains queues on {@code sut} across processes on a new database: a file under {@code dir}, or a schema on PostgreSQL. */
     public static DrainResult run(StoreUnderTest sut, Path dir, Settings settings) {
-        return new ProcessDrainDriver(Objects.requireNonNull(sut, "sut"), Objects.requireNonNull(dir, "dir"),
+        return new ProcessDrainDriver(Objects.requireNonNull(sut, "sut"), null, false, Objects.requireNonNull(dir, "dir"),
+                Objects.requireNonNull(settings, "settings")).run();
+    }
+
+    /**
+     * Drains queues with a guest's workers on one SQLite file, through the same faults and the same
+     * checks: with {@code guestOnly} false, every second worker is the guest's and the others run
+     * {@code sut} (Java and guest workers draining one queue); with it true, every worker is the
+     * guest's. The store creates the table, and a worker of {@code sut} drains what the workers
+     * left, as in every drain.
+     */
+    public static DrainResult runWithGuest(StoreUnderTest sut, Guest guest, boolean guestOnly, Path dir, Settings settings) {
+        Objects.requireNonNull(sut, "sut");
+        if (sut.engine() != Engine.SQLITE) {
+            throw new IllegalArgumentException("sut: a guest drains a SQLite file, not with " + sut.name());
+        }
+        return new ProcessDrainDriver(sut, Objects.requireNonNull(guest, "guest"), guestOnly, Objects.requireNonNull(dir, "dir"),
                 Objects.requireNonNull(settings, "settings")).run();
     }
 
@@ -224,7 +248,7 @@ public final class ProcessDrainDriver {
         String first = leftOver != null ? leftOver : check.passed() ? null : check.describeViolations(1);
         long opsUntilFirst = leftOver != null ? ops.size()
                 : check.passed() ? -1 : ProcessRaceDriver.opsBefore(ops, check.violations().get(0));
-        RaceResult race = new RaceResult(sut.name(), "process-drain", calls[0], calls[1], ops.size(), unknown, 0, 0, 0, 0,
+        RaceResult race = new RaceResult(name, "process-drain", calls[0], calls[1], ops.size(), unknown, 0, 0, 0, 0,
                 opsUntilFirst, first, check, faults.kills(), faults.pauses().size(), integrity,
                 (System.nanoTime() - begun) / 1_000_000);
         DrainCounts counts = DrainCounts.of(ops);
@@ -235,8 +259,10 @@ public final class ProcessDrainDriver {
                 batches[0], batches[1]);
     }
 
-    private List<String> workerCommand(String name, Path history) {
-        return List.of(DrainWorker.class.getName(), db.argument(), history.toString(), sut.name(), name,
+    private List<String> workerCommand(String worker, Path history) {
+        boolean guestWorker = guest != null && (guestOnly || workersStarted++ % 2 == 1);
+        return List.of(DrainWorker.class.getName(), db.argument(), history.toString(),
+                guestWorker ? guest.workerArgument() : sut.name(), worker,
                 Long.toString(random.nextLong()), Long.toString(settings.ttlMillis()), stop.toString(),
                 Long.toString(settings.duration().toMillis() + 120_000), Boolean.toString(refill.rounds.get() == 0),
                 WorkerFleet.pauseMarker(dir).toString());

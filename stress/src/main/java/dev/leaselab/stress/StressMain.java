@@ -82,7 +82,8 @@ public final class StressMain implements Callable<Integer> {
             description = "race a lease store of your own instead of the project's: a command that serves the worker "
                     + "protocol (docs/worker-protocol.md) on the database file appended to it, split at spaces, e.g. "
                     + "'python3 examples/python/worker.py'; its workers race next to Java workers of every SQLite strategy "
-                    + "on one file, and alone, with the same faults and checker")
+                    + "on one file, and alone, with the same faults and checker, and then drain a queue the same way "
+                    + "(claimNext and completeAll; not for a --guest-is-control)")
     String workerCommand;
 
     @Option(names = "--store-class", paramLabel = "CLASS",
@@ -97,7 +98,8 @@ public final class StressMain implements Callable<Integer> {
     String guestName;
 
     @Option(names = "--guest-is-control",
-            description = "the --worker-command is a deliberately wrong store: every race must catch it")
+            description = "the --worker-command is a deliberately wrong store: every process race must catch it "
+                    + "(no drains are run for it)")
     boolean guestIsControl;
 
     @Option(names = "--results", defaultValue = "results/stress",

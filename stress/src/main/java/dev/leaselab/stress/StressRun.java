@@ -61,7 +61,10 @@ public final class StressRun {
     /**
      * Makes this run the guest's: instead of the project's own checks, the process race of the
      * guest's workers next to the workers of every SQLite strategy, on one file each, and one
-     * race of the guest's workers alone. A guest that is a control must be caught in every one.
+     * race of the guest's workers alone; then, for a guest that is not a control, the process drain
+     * the same way (next to every strategy, or the first, as the plan says, and alone), which
+     * races its claimNext and completeAll. A guest that is a control must be caught in every
+     * process race; the drains are left out for it, since most wrong changes never act in a queue.
      */
     public StressRun withGuest(Guest guest) {
         this.guest = java.util.Objects.requireNonNull(guest, "guest");
@@ -211,7 +214,39 @@ public final class StressRun {
             raceGuest(store, false);
         }
         raceGuest(StoreUnderTest.correct(dev.leaselab.lease.LockingStrategy.IMMEDIATE), true);
+        if (!guest.control()) {
+            List<StoreUnderTest> correct = StoreUnderTest.allCorrect(Engine.SQLITE);
+            for (StoreUnderTest store : plan.drainEveryStrategy() ? correct : correct.subList(0, 1)) {
+                drainGuest(store, false);
+            }
+            drainGuest(StoreUnderTest.correct(dev.leaselab.lease.LockingStrategy.IMMEDIATE), true);
+        }
         return verdicts;
+    }
+
+    /** One process drain of the guest, raced again while it is inconclusive, as the project's own are. */
+    private void drainGuest(StoreUnderTest store, boolean alone) {
+        String name = alone ? guest.name() : store.name() + "+" + guest.name();
+        ProcessDrainDriver.Settings base = plan.processDrainSettings();
+        long minOverlap = plan.minProcessOverlap();
+        long started = System.nanoTime();
+        LastRace<DrainOutcome> last;
+        try {
+            last = raceUntilCaught(INCONCLUSIVE_ATTEMPTS,
+                    attempt -> ProcessDrainDriver.runWithGuest(store, guest, alone,
+                            attempt == 1 ? work : work.resolve("guest-drain-attempt-" + attempt), base.withSeed(base.seed() + attempt - 1)),
+                    result -> settled(false, Verdict.ofDrain(name, false, result, minOverlap).outcome()),
+                    (result, attempt) -> progress.println(name + " process-drain: " + Verdict.ofDrain(name, false, result, minOverlap)
+                            .outcome() + " in attempt " + attempt + " of " + INCONCLUSIVE_ATTEMPTS + ", racing again"));
+        } catch (WorkerFleet.WorkerDidNotStart e) {
+            Verdict verdict = new Verdict(name, "process-drain", false, 0, 0, -1, -1, 0, 1, -1, 0, 0,
+                    (System.nanoTime() - started) / 1_000_000, Verdict.Outcome.FAIL, e.getMessage());
+            verdicts.add(verdict);
+            progress.println(name + ": " + verdict.outcome() + ": " + e.getMessage());
+            return;
+        }
+        record(last.result().race(), Verdict.ofDrain(name, false, last.result(), minOverlap));
+        progress.println("    " + last.result().summary() + (last.attempt() > 1 ? " (attempt " + last.attempt() + ")" : ""));
     }
 
     /**

@@ -107,8 +107,13 @@ public record Verdict(String store, String check, boolean control, long races, l
      * a race that did not happen, not a violation). A pass names the run's figures.
      */
     static Verdict ofDrain(StoreUnderTest store, DrainOutcome result, long minOverlap) {
-        Verdict verdict = of(store, result.race(), minOverlap);
-        if (store.isControl() || verdict.outcome() == Outcome.FAIL) {
+        return ofDrain(store.name(), store.isControl(), result, minOverlap);
+    }
+
+    /** As {@link #ofDrain(StoreUnderTest, DrainOutcome, long)}, for a drain named {@code name}, such as a guest's. */
+    static Verdict ofDrain(String name, boolean control, DrainOutcome result, long minOverlap) {
+        Verdict verdict = of(name, control, result.race(), minOverlap);
+        if (control || verdict.outcome() == Outcome.FAIL) {
             return verdict;
         }
         String unproven = result.unproven();

@@ -89,6 +89,48 @@ class GuestProcessRaceTest {
     }
 
     /**
+     * The process drain with the Python design's workers, next to Java workers and alone, through
+     * {@code kill -9} and {@code SIGSTOP}: every job done, none completed twice, claimNext calls of
+     * different processes met, and batches were completed by the guest's completeAll. A race that
+     * proved nothing is raced again, as the stress run does.
+     */
+    @ParameterizedTest(name = "alone: {0}")
+    @ValueSource(booleans = {false, true})
+    void pythonWorkersDrainOneQueueNextToJavaWorkersAndAlone(boolean alone) {
+        ProcessDrainDriver.DrainResult result = drainWithGuest(python(null), alone, false);
+        Verdict verdict = Verdict.ofDrain(result.race().store(), false, result, PLAN.minProcessOverlap());
+        assertEquals(alone ? "python" : "IMMEDIATE+python", result.race().store());
+        assertEquals(Verdict.Outcome.PASS, verdict.outcome(), verdict.row() + "\n" + verdict.detail());
+        assertTrue(result.completeAllCalls() > 0 && result.race().kills() >= 1 && result.race().pauses() >= 1, result.summary());
+        assertEquals(0, result.duplicateAcceptedCompletions(), result.summary());
+        assertNoWorkerOrGuestLeft();
+    }
+
+    /**
+     * The negative control of the guest's drain: a guest whose claimNext picks in one statement and
+     * writes in another (a Java store served over the protocol) hands jobs out twice, and the drain
+     * must catch it, so the guest's own calls are in the history that is judged.
+     */
+    @Test
+    void aGuestWhoseClaimNextReadsThenWritesIsCaughtInTheDrain() {
+        ProcessDrainDriver.DrainResult result = drainWithGuest(
+                Guest.javaStore(ClaimNextReadThenWriteStoreProvider.class.getName(), true), true, true);
+        Verdict verdict = Verdict.ofDrain(result.race().store(), true, result, PLAN.minProcessOverlap());
+        assertEquals(Verdict.Outcome.CAUGHT, verdict.outcome(), verdict.row() + "\n" + verdict.detail());
+        assertNoWorkerOrGuestLeft();
+    }
+
+    private ProcessDrainDriver.DrainResult drainWithGuest(Guest guest, boolean alone, boolean control) {
+        ProcessDrainDriver.Settings settings = PLAN.processDrainSettings();
+        return StressRun.raceUntilCaught(control ? StressRun.CONTROL_ATTEMPTS : StressRun.INCONCLUSIVE_ATTEMPTS,
+                attempt -> ProcessDrainDriver.runWithGuest(StoreUnderTest.correct(LockingStrategy.IMMEDIATE), guest, alone,
+                        attempt == 1 ? dir : dir.resolve("attempt-" + attempt), settings.withSeed(settings.seed() + attempt - 1)),
+                r -> r.race().violated() || !control && r.unproven() == null,
+                (r, attempt) -> System.out.println("guest drain " + guest.name() + ": attempt " + attempt + ": " + r.summary()))
+                .result();
+    }
+
+    /**
      * A guest whose workers cannot open the file another worker created (the table created without
      * IF NOT EXISTS) is caught in every race of the run, with the worker's own error, instead of
      * stopping the run.

@@ -188,6 +188,10 @@ public final class ProtocolLeaseStore implements LeaseStore {
             }
         }
         JsonNode answers = call("completeAll", args);
+        if (completions == null) {
+            throw new LeaseStoreException("completeAll on " + file + " (" + this + "): the worker answered " + answers
+                    + " to a null list of completions, where the protocol's answer is the null_argument 'completions'", null);
+        }
         List<Boolean> accepted = new ArrayList<>();
         for (JsonNode answer : answers) {
             if (!answer.isBoolean()) {

@@ -71,7 +71,7 @@ class ProtocolLeaseStoreTest {
     /**
      * completeAll is one request to a worker of protocol 2, and one complete request per completion
      * to a worker of protocol 1, which has no completeAll; an answer that is not one boolean per
-     * completion fails the call.
+     * completion, or any answer to a null list, fails the call.
      */
     @Test
     void completeAllIsOneRequestToAProtocol2WorkerAndOneCompletePerJobToAProtocol1Worker() throws Exception {
@@ -103,6 +103,11 @@ class ProtocolLeaseStoreTest {
                 + "echo '{\"id\":1,\"ok\":true,\"value\":[true]}'; cat >/dev/null"), dir.resolve("jobs.db"))) {
             assertTrue(assertThrows(LeaseStoreException.class, () -> store.completeAll(batch, 100)).getMessage()
                     .contains("not one boolean per completion"));
+        }
+        try (ProtocolLeaseStore store = ProtocolLeaseStore.open(shell("echo '{\"ready\":true,\"protocol\":2}'; read l; "
+                + "echo '{\"id\":1,\"ok\":true,\"value\":[]}'; cat >/dev/null"), dir.resolve("jobs.db"))) {
+            assertTrue(assertThrows(LeaseStoreException.class, () -> store.completeAll(null, 100)).getMessage()
+                    .contains("null_argument 'completions'"));
         }
     }
 

@@ -4,9 +4,8 @@ package dev.leaselab.lease;
  * Wrong versions of {@link PostgresLeaseStore}, each with one change that keeps the happy path
  * working: the negative controls of the contract tests on PostgreSQL. Like {@link BrokenStore},
  * each is built from the shipped store by replacing one SQL fragment or the write protocol, and
- * lives in test code only. The kill matrix ({@link KillMatrixTest}) runs the contract suite,
- * {@link ClaimAgainstClaimNextTest} and {@link ClaimAgainstCompleteAllTest} against each of them on
- * every PostgreSQL strategy and requires a test to fail.
+ * lives in test code only. The kill matrix ({@link KillMatrixTest}) runs the contract suite against
+ * each of them on every PostgreSQL strategy and requires a test to fail.
  */
 public enum BrokenPostgresStore {
 
@@ -46,10 +45,8 @@ public enum BrokenPostgresStore {
     /**
      * {@code PG_ADVISORY_LOCK}'s claimNext without the job's own advisory lock and without reading
      * the job's rule again ({@link ClaimNextWithoutJobLock}), on every PostgreSQL strategy: a
-     * {@code claim} of a job that claimNext has picked but not yet written wins it too. The
-     * contract suite races claims with claims and claimNext calls with each other, never the two,
-     * so only {@link ClaimAgainstClaimNextTest}'s race catches it; the kill matrix runs that race
-     * for every PostgreSQL variant.
+     * {@code claim} of a job that claimNext has picked but not yet written wins it too. Only the
+     * contract's race of the two ({@code aClaimAndAClaimNextOfTheSameJobNeverBothWin}) catches it.
      */
     CLAIM_NEXT_WITHOUT_JOB_LOCK("CONTRACT 19") {
         @Override
@@ -63,9 +60,9 @@ public enum BrokenPostgresStore {
      * compare-and-sets, on every PostgreSQL strategy. That is the correct completeAll of
      * {@code PG_CONDITIONAL_UPDATE} and {@code PG_ROW_LOCK}, but under {@code PG_ADVISORY_LOCK} a
      * claim that checked the job under its advisory lock overwrites a completion that committed
-     * before its write: the job is done and claimed at once. The contract suite never races a
-     * completeAll with a claim, so only {@link ClaimAgainstCompleteAllTest}'s race on
-     * {@code PG_ADVISORY_LOCK} can catch it, and the race must pass on the other two.
+     * before its write: the job is done and claimed at once. Only the contract's race of the two
+     * ({@code aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin}) on {@code PG_ADVISORY_LOCK} can
+     * catch it, and the race must pass on the other two.
      */
     COMPLETE_ALL_WITHOUT_JOB_LOCKS("CONTRACT 22") {
         @Override

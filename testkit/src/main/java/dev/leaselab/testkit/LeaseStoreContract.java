@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -798,6 +799,135 @@ public abstract class LeaseStoreContract {
             reporter.publishEntry("claimNext calls failed and tried again", failedCalls.size() + ", first: " + failedCalls.get(0));
         }
         return Overlaps.count(calls);
+    }
+
+    // ---- two ways into one job, racing ----
+
+    /** Rounds of each race of two ways into one job. */
+    private static final int TWO_WAY_ROUNDS = 100;
+
+    /**
+     * A {@code claim} of a job and a {@code claimNext} that picks the same job, racing: exactly one
+     * may win it. The tests above race claims against claims and claimNext calls against each
+     * other; here the two ways in meet, which is where a store whose claimNext takes other locks
+     * than its claim can give the job twice ({@code PG_ADVISORY_LOCK}'s per-job locks and the rule
+     * read again inside claimNext are what prevent it there). Every round offers one fresh job, so
+     * both calls want the same one; the rounds in which the two calls overlapped in time are
+     * counted, and some must have.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void aClaimAndAClaimNextOfTheSameJobNeverBothWin(ContractSubject subject, TestReporter reporter) throws Exception {
+        LeaseStore store = open(subject);
+        double ttl = 1_000;
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            int overlapped = 0;
+            int claimWon = 0;
+            for (int round = 0; round < TWO_WAY_ROUNDS; round++) {
+                String job = "job-" + round;
+                double now = 100 + round;
+                assertTrue(store.enqueue(job));
+                CountDownLatch start = new CountDownLatch(1);
+                long[] span = new long[4];
+                Future<OptionalLong> claim = threads.submit(() -> {
+                    start.await();
+                    span[0] = System.nanoTime();
+                    OptionalLong fence = store.claim(job, "claimer", now, ttl);
+                    span[1] = System.nanoTime();
+                    return fence;
+                });
+                Future<List<Lease>> next = threads.submit(() -> {
+                    start.await();
+                    span[2] = System.nanoTime();
+                    List<Lease> leases = store.claimNext("picker", now, ttl, 1);
+                    span[3] = System.nanoTime();
+                    return leases;
+                });
+                start.countDown();
+                OptionalLong fence = claim.get(30, TimeUnit.SECONDS);
+                List<Lease> picked = next.get(30, TimeUnit.SECONDS);
+                boolean pickedIt = picked.stream().anyMatch(l -> l.jobId().equals(job));
+                assertTrue(fence.isPresent() != pickedIt, subject + ", round " + round + ": claim " + fence + ", claimNext "
+                        + picked + ": exactly one of them must win " + job);
+                assertEquals(1, stateOf(store, job).fence(), subject + ", round " + round);
+                overlapped += span[0] < span[3] && span[2] < span[1] ? 1 : 0;
+                claimWon += fence.isPresent() ? 1 : 0;
+            }
+            assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
+            reporter.publishEntry("rounds", overlapped + " of " + TWO_WAY_ROUNDS + " overlapped; claim won " + claimWon
+                    + ", claimNext " + (TWO_WAY_ROUNDS - claimWon));
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A holder's {@code completeAll} just before its lease ends and another owner's {@code claim} of
+     * the same job just after, racing: exactly one may win, and the job ends as the winner left it.
+     * This is where a store whose completeAll takes other locks than its claim can let a claim
+     * overwrite a completion ({@code PG_ADVISORY_LOCK}'s claim checks under the job's advisory lock
+     * and then writes without a condition, so its completeAll must take those locks too). Each
+     * round's batch holds the raced job and one that nobody else wants, so it is a real batch; the
+     * rounds in which the two calls overlapped in time are counted, and some must have.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    void aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin(ContractSubject subject, TestReporter reporter) throws Exception {
+        LeaseStore store = open(subject);
+        double ttl = 10;
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            int overlapped = 0;
+            int completeWon = 0;
+            for (int round = 0; round < TWO_WAY_ROUNDS; round++) {
+                String job = "job-" + round;
+                String alongside = job + "-alongside";
+                double claimedAt = 100.0 * (round + 1);
+                double until = claimedAt + ttl;
+                for (String id : List.of(job, alongside)) {
+                    assertTrue(store.enqueue(id));
+                    assertEquals(OptionalLong.of(1), store.claim(id, "holder", claimedAt, ttl), id);
+                }
+                List<Completion> batch = List.of(new Completion(alongside, "holder", 1, "alongside-done"),
+                        new Completion(job, "holder", 1, "done"));
+                CountDownLatch start = new CountDownLatch(1);
+                long[] span = new long[4];
+                Future<List<Boolean>> completeAll = threads.submit(() -> {
+                    start.await();
+                    span[0] = System.nanoTime();
+                    List<Boolean> accepted = store.completeAll(batch, until - 1);
+                    span[1] = System.nanoTime();
+                    return accepted;
+                });
+                Future<OptionalLong> claim = threads.submit(() -> {
+                    start.await();
+                    span[2] = System.nanoTime();
+                    OptionalLong fence = store.claim(job, "taker", until + 1, ttl);
+                    span[3] = System.nanoTime();
+                    return fence;
+                });
+                start.countDown();
+                List<Boolean> accepted = completeAll.get(30, TimeUnit.SECONDS);
+                OptionalLong taken = claim.get(30, TimeUnit.SECONDS);
+                String where = subject + ", round " + round;
+                assertEquals(true, accepted.get(0), where + ": the job that nobody else wanted");
+                boolean completed = accepted.get(1);
+                assertTrue(completed != taken.isPresent(), where + ": completeAll " + accepted + ", claim " + taken
+                        + ": exactly one of them must win " + job + ", which ended as " + stateOf(store, job));
+                JobState expected = completed
+                        ? new JobState(job, "holder", until, 1, "done", true)
+                        : new JobState(job, "taker", until + 1 + ttl, 2, null, false);
+                assertEquals(expected, stateOf(store, job), where);
+                overlapped += span[0] < span[3] && span[2] < span[1] ? 1 : 0;
+                completeWon += completed ? 1 : 0;
+            }
+            assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
+            reporter.publishEntry("rounds", overlapped + " of " + TWO_WAY_ROUNDS + " overlapped; completeAll won "
+                    + completeWon + ", claim " + (TWO_WAY_ROUNDS - completeWon));
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     // ---- claimMany: exactly one winner ----

@@ -24,7 +24,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,8 +38,7 @@ import org.junit.platform.testkit.engine.Event;
 
 /**
  * The kill matrix: the contract suite runs against every {@link BrokenStore} (SQLite) and every
- * {@link BrokenPostgresStore} and must fail for each one (for the PostgreSQL variants, together
- * with {@link ClaimAgainstClaimNextTest} and {@link ClaimAgainstCompleteAllTest}). A variant that survives means the suite has a hole, and
+ * {@link BrokenPostgresStore} and must fail for each one. A variant that survives means the suite has a hole, and
  * fails the build. The matrix (variant, then the tests that caught it and for which
  * strategies) is printed and written to {@code target/kill-matrix.md}. A variant's run stops at its
  * first catch ({@link StopAtFirstCatch}), so the matrix names that one test; {@code
@@ -51,17 +49,6 @@ import org.junit.platform.testkit.engine.Event;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class KillMatrixTest {
-
-    /**
-     * What a PostgreSQL variant runs against: the contract suite and the races of a claim with a
-     * claimNext and with a completeAll of one job, which the contract suite (a public class that
-     * users extend) does not have. On PostgreSQL a claimNext or a completeAll that takes other locks
-     * than the claim can give a job twice or let a claim overwrite a completion, as
-     * {@code PG_ADVISORY_LOCK}'s would without their per-job locks; on SQLite every strategy ends in
-     * the one database write lock, so the SQLite variants run the contract suite alone.
-     */
-    private static final List<Class<?>> POSTGRES_SUITE = Stream.concat(ContractSuiteRun.CONTRACT_SUITE.stream(),
-            Stream.of(ClaimAgainstClaimNextTest.class, ClaimAgainstCompleteAllTest.class)).toList();
 
     private static final Map<BrokenStore, SortedMap<String, SortedSet<String>>> MATRIX = Collections.synchronizedMap(new EnumMap<>(BrokenStore.class));
     private static final Map<BrokenPostgresStore, SortedMap<String, SortedSet<String>>> POSTGRES_MATRIX =
@@ -88,11 +75,11 @@ class KillMatrixTest {
         // and so "catch" any variant.
         PostgresServer.get();
         EngineExecutionResults results = ContractSuiteRun.run(
-                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), POSTGRES_SUITE, ContractSuiteRun.ALL_BUT_THE_OVERLAP_TEST);
+                variantRun(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()), ContractSuiteRun.CONTRACT_SUITE, ContractSuiteRun.ALL_BUT_THE_OVERLAP_TEST);
         SortedMap<String, SortedSet<String>> caughtBy = ContractSuiteRun.failedTests(results);
         POSTGRES_MATRIX.put(broken, caughtBy);
         REASONS.put(broken, StopAtFirstCatch.reason(results));
-        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite and the claim/claimNext race: no test failed");
+        assertFalse(caughtBy.isEmpty(), broken + " survived the contract suite: no test failed");
         assertStoppedAtTheFirstCatch(caughtBy);
     }
 
@@ -167,22 +154,9 @@ class KillMatrixTest {
      */
     @Test
     void aClaimNextWithoutTheJobLockIsCaughtByTheClaimAgainstClaimNextRace() {
-        PostgresServer.get(); // a missing server would fail the race and so "catch" the variant
-        BrokenPostgresStore broken = BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK;
-        EngineExecutionResults results = ContractSuiteRun.run(Map.of(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()),
-                List.of(ClaimAgainstClaimNextTest.class), method -> true);
-
-        SortedSet<String> caughtOn = new TreeSet<>();
-        for (Event event : results.testEvents().failed().list()) {
-            Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
-            String message = String.valueOf(failure.getMessage());
-            assertTrue(message.contains("exactly one of them must win"), message);
-            // The race's message starts with "strategy, round n:" (rounds count from 0).
-            System.out.println(broken + " caught: " + message.substring(0, message.indexOf(':')));
-            caughtOn.add(event.getTestDescriptor().getDisplayName());
-        }
+        EngineExecutionResults results = race(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK, "aClaimAndAClaimNextOfTheSameJobNeverBothWin");
         SortedSet<String> postgres = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL).stream().map(Enum::name).toList());
-        assertEquals(postgres, caughtOn);
+        assertEquals(postgres, caughtOn(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK, results));
     }
 
     /**
@@ -194,21 +168,32 @@ class KillMatrixTest {
      */
     @Test
     void aCompleteAllWithoutTheJobLocksIsCaughtByTheClaimAgainstCompleteAllRaceUnderAdvisoryLocks() {
-        PostgresServer.get(); // a missing server would fail the race and so "catch" the variant
-        BrokenPostgresStore broken = BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS;
-        EngineExecutionResults results = ContractSuiteRun.run(Map.of(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()),
-                List.of(ClaimAgainstCompleteAllTest.class), method -> true);
+        EngineExecutionResults results = race(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS,
+                "aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin");
+        assertEquals(new TreeSet<>(List.of(LockingStrategy.PG_ADVISORY_LOCK.name())),
+                caughtOn(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS, results));
+        assertEquals(2, results.testEvents().succeeded().count(), "the race passes on the PostgreSQL strategies it does not break");
+    }
 
+    /** Runs one race of the contract suite against a PostgreSQL variant, on the PostgreSQL strategies. */
+    private static EngineExecutionResults race(BrokenPostgresStore broken, String raceTest) {
+        PostgresServer.get(); // a missing server would fail the race and so "catch" the variant
+        return ContractSuiteRun.run(Map.of(StoreUnderTest.BROKEN_POSTGRES_STORE, broken.name()),
+                List.of(LeaseContractTest.class), method -> method.equals(raceTest));
+    }
+
+    /** The strategies on which the race found two winners; prints the round of each catch. */
+    private static SortedSet<String> caughtOn(BrokenPostgresStore broken, EngineExecutionResults results) {
         SortedSet<String> caughtOn = new TreeSet<>();
         for (Event event : results.testEvents().failed().list()) {
             Throwable failure = event.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable).orElseThrow();
             String message = String.valueOf(failure.getMessage());
             assertTrue(message.contains("exactly one of them must win"), message);
+            // The race's message starts with "strategy, round n:" (rounds count from 0).
             System.out.println(broken + " caught: " + message.substring(0, message.indexOf(':')));
             caughtOn.add(event.getTestDescriptor().getDisplayName());
         }
-        assertEquals(new TreeSet<>(List.of(LockingStrategy.PG_ADVISORY_LOCK.name())), caughtOn);
-        assertEquals(2, results.testEvents().succeeded().count(), "the race passes on the PostgreSQL strategies it does not break");
+        return caughtOn;
     }
 
     /** The parameters of a variant's run: the variant, and the stop at its first catch unless the full matrix was asked for. */

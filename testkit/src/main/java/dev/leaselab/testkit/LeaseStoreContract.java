@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -828,30 +829,15 @@ public abstract class LeaseStoreContract {
                 String job = "job-" + round;
                 double now = 100 + round;
                 assertTrue(store.enqueue(job));
-                CountDownLatch start = new CountDownLatch(1);
-                long[] span = new long[4];
-                Future<OptionalLong> claim = threads.submit(() -> {
-                    start.await();
-                    span[0] = System.nanoTime();
-                    OptionalLong fence = store.claim(job, "claimer", now, ttl);
-                    span[1] = System.nanoTime();
-                    return fence;
-                });
-                Future<List<Lease>> next = threads.submit(() -> {
-                    start.await();
-                    span[2] = System.nanoTime();
-                    List<Lease> leases = store.claimNext("picker", now, ttl, 1);
-                    span[3] = System.nanoTime();
-                    return leases;
-                });
-                start.countDown();
-                OptionalLong fence = claim.get(30, TimeUnit.SECONDS);
-                List<Lease> picked = next.get(30, TimeUnit.SECONDS);
+                Raced<OptionalLong, List<Lease>> raced = race(threads, () -> store.claim(job, "claimer", now, ttl),
+                        () -> store.claimNext("picker", now, ttl, 1));
+                OptionalLong fence = raced.first();
+                List<Lease> picked = raced.second();
                 boolean pickedIt = picked.stream().anyMatch(l -> l.jobId().equals(job));
                 assertTrue(fence.isPresent() != pickedIt, subject + ", round " + round + ": claim " + fence + ", claimNext "
                         + picked + ": exactly one of them must win " + job);
                 assertEquals(1, stateOf(store, job).fence(), subject + ", round " + round);
-                overlapped += span[0] < span[3] && span[2] < span[1] ? 1 : 0;
+                overlapped += raced.overlapped() ? 1 : 0;
                 claimWon += fence.isPresent() ? 1 : 0;
             }
             assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
@@ -891,25 +877,10 @@ public abstract class LeaseStoreContract {
                 }
                 List<Completion> batch = List.of(new Completion(alongside, "holder", 1, "alongside-done"),
                         new Completion(job, "holder", 1, "done"));
-                CountDownLatch start = new CountDownLatch(1);
-                long[] span = new long[4];
-                Future<List<Boolean>> completeAll = threads.submit(() -> {
-                    start.await();
-                    span[0] = System.nanoTime();
-                    List<Boolean> accepted = store.completeAll(batch, until - 1);
-                    span[1] = System.nanoTime();
-                    return accepted;
-                });
-                Future<OptionalLong> claim = threads.submit(() -> {
-                    start.await();
-                    span[2] = System.nanoTime();
-                    OptionalLong fence = store.claim(job, "taker", until + 1, ttl);
-                    span[3] = System.nanoTime();
-                    return fence;
-                });
-                start.countDown();
-                List<Boolean> accepted = completeAll.get(30, TimeUnit.SECONDS);
-                OptionalLong taken = claim.get(30, TimeUnit.SECONDS);
+                Raced<List<Boolean>, OptionalLong> raced = race(threads, () -> store.completeAll(batch, until - 1),
+                        () -> store.claim(job, "taker", until + 1, ttl));
+                List<Boolean> accepted = raced.first();
+                OptionalLong taken = raced.second();
                 String where = subject + ", round " + round;
                 assertEquals(true, accepted.get(0), where + ": the job that nobody else wanted");
                 boolean completed = accepted.get(1);
@@ -919,7 +890,7 @@ public abstract class LeaseStoreContract {
                         ? new JobState(job, "holder", until, 1, "done", true)
                         : new JobState(job, "taker", until + 1 + ttl, 2, null, false);
                 assertEquals(expected, stateOf(store, job), where);
-                overlapped += span[0] < span[3] && span[2] < span[1] ? 1 : 0;
+                overlapped += raced.overlapped() ? 1 : 0;
                 completeWon += completed ? 1 : 0;
             }
             assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
@@ -928,6 +899,33 @@ public abstract class LeaseStoreContract {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /** What two calls run at once returned, and whether their spans overlapped in time. */
+    private record Raced<A, B>(A first, B second, boolean overlapped) {}
+
+    /** Runs the two calls on the two threads, let go together; waits for both, 30 s at most. */
+    private static <A, B> Raced<A, B> race(ExecutorService threads, Callable<A> first, Callable<B> second) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        long[] span = new long[4];
+        Future<A> a = threads.submit(() -> {
+            start.await();
+            span[0] = System.nanoTime();
+            A result = first.call();
+            span[1] = System.nanoTime();
+            return result;
+        });
+        Future<B> b = threads.submit(() -> {
+            start.await();
+            span[2] = System.nanoTime();
+            B result = second.call();
+            span[3] = System.nanoTime();
+            return result;
+        });
+        start.countDown();
+        A firstResult = a.get(30, TimeUnit.SECONDS);
+        B secondResult = b.get(30, TimeUnit.SECONDS);
+        return new Raced<>(firstResult, secondResult, span[0] < span[3] && span[2] < span[1]);
     }
 
     // ---- claimMany: exactly one winner ----

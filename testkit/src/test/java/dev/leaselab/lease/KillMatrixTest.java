@@ -149,30 +149,49 @@ class KillMatrixTest {
      * {@code PG_ADVISORY_LOCK}'s claimNext without its per-job lock and re-check was caught by hand,
      * in the race's rounds 1 and 4, when the race was written: this keeps that negative control. The
      * variant keeps claimNext calls apart, so only a claim racing a claimNext can win a job that
-     * claimNext also writes; the race must catch it with two winners on every PostgreSQL strategy
-     * within its rounds, and prints the round that did.
+     * claimNext also writes; the race must catch it with two winners on every PostgreSQL strategy,
+     * and prints the round that did. Under {@code PG_CONDITIONAL_UPDATE} the claim must land in
+     * the one round trip between claimNext's pick and its write: caught in rounds 7, 29, 33 and 51
+     * of 100 in four runs on 2026-12-06, and in none in a fifth. So a strategy not caught is raced again, up to
+     * {@value #RACE_RUNS} runs of the race in all.
      */
     @Test
     void aClaimNextWithoutTheJobLockIsCaughtByTheClaimAgainstClaimNextRace() {
-        EngineExecutionResults results = race(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK, "aClaimAndAClaimNextOfTheSameJobNeverBothWin");
         SortedSet<String> postgres = new TreeSet<>(LockingStrategy.of(LockingStrategy.Engine.POSTGRESQL).stream().map(Enum::name).toList());
-        assertEquals(postgres, caughtOn(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK, results));
+        SortedSet<String> caught = new TreeSet<>();
+        for (int run = 1; run <= RACE_RUNS && !caught.equals(postgres); run++) {
+            caught.addAll(caughtOn(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK,
+                    race(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK, "aClaimAndAClaimNextOfTheSameJobNeverBothWin")));
+            System.out.println(BrokenPostgresStore.CLAIM_NEXT_WITHOUT_JOB_LOCK + ": caught on " + caught + " after run " + run);
+        }
+        assertEquals(postgres, caught);
     }
+
+    /** How many runs of a race a variant that a race must catch is given. */
+    private static final int RACE_RUNS = 3;
 
     /**
      * completeAll without the jobs' locks is the correct completeAll of {@code PG_CONDITIONAL_UPDATE}
      * and {@code PG_ROW_LOCK}, and breaks only {@code PG_ADVISORY_LOCK}, whose claim checks under the
      * job's advisory lock and then writes without a condition. The race must catch it there, with
-     * a completion and a claim that both won, and must pass on the other two: a race that failed on
-     * them would be failing correct stores.
+     * a completion and a claim that both won, within {@value #RACE_RUNS} runs of the race (caught in
+     * rounds 1 to 11 of the first run in eleven runs on 2026-12-06), and must pass on the other two
+     * in every run: a race that failed on them would be failing correct stores.
      */
     @Test
     void aCompleteAllWithoutTheJobLocksIsCaughtByTheClaimAgainstCompleteAllRaceUnderAdvisoryLocks() {
-        EngineExecutionResults results = race(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS,
-                "aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin");
-        assertEquals(new TreeSet<>(List.of(LockingStrategy.PG_ADVISORY_LOCK.name())),
-                caughtOn(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS, results));
-        assertEquals(2, results.testEvents().succeeded().count(), "the race passes on the PostgreSQL strategies it does not break");
+        Set<String> advisory = Set.of(LockingStrategy.PG_ADVISORY_LOCK.name());
+        SortedSet<String> caught = new TreeSet<>();
+        for (int run = 1; run <= RACE_RUNS && caught.isEmpty(); run++) {
+            EngineExecutionResults results = race(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS,
+                    "aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin");
+            SortedSet<String> thisRun = caughtOn(BrokenPostgresStore.COMPLETE_ALL_WITHOUT_JOB_LOCKS, results);
+            assertTrue(advisory.containsAll(thisRun), "the race failed a strategy that the variant does not break: " + thisRun);
+            assertEquals(3 - thisRun.size(), results.testEvents().succeeded().count(),
+                    "the race passes on the PostgreSQL strategies it does not break");
+            caught.addAll(thisRun);
+        }
+        assertEquals(advisory, caught);
     }
 
     /** Runs one race of the contract suite against a PostgreSQL variant, on the PostgreSQL strategies. */

@@ -21,8 +21,8 @@ import java.util.OptionalLong;
  * <p>claimNext picks its jobs under the same kind of lock: with {@link Lock#ROW}, by
  * {@code SELECT ... FOR UPDATE SKIP LOCKED}, so racing workers lock different rows instead of
  * queueing for one; with {@link Lock#ADVISORY}, under an advisory lock of the whole queue that
- * serialises claimNext calls, then the picked jobs' own advisory locks, because a {@code claim} of
- * one of them takes only the job's lock. Then one {@code UPDATE} claims every picked job whose rule
+ * serialises claimNext calls, then the picked jobs' own advisory locks (in job-id order, as
+ * completeAll takes them), because a {@code claim} of one of them takes only the job's lock. Then one {@code UPDATE} claims every picked job whose rule
  * still holds (under the advisory locks, a claim may have won one in between), so a batch costs
  * a few round trips instead of one to three per job.
  *
@@ -119,7 +119,10 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         }
         String[] ids = picked.toArray(String[]::new);
         if (lock == Lock.ADVISORY) {
-            s.strings(advisoryLocks, (Object) ids);
+            // In job-id order, as completeAll takes them (the store sorts its batch so), not in
+            // queue order: a claimNext and a stale holder's completeAll that share two jobs would
+            // otherwise take their locks in opposite orders and deadlock.
+            s.strings(advisoryLocks, (Object) picked.stream().sorted().toArray(String[]::new));
         }
         Map<String, Long> fences = new HashMap<>();
         try (ResultSet rows = s.query(claimPicked, ids, owner, now, until)) {

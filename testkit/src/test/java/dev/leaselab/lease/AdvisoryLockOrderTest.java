@@ -1,0 +1,93 @@
+package dev.leaselab.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.leaselab.testkit.Database;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code PG_ADVISORY_LOCK}'s claimNext takes its picked jobs' advisory locks in job-id order, the
+ * order completeAll takes them in (the store sorts a batch by id), not in queue order: a claimNext
+ * and a stale holder's completeAll that share two jobs would otherwise take the locks in opposite
+ * orders and deadlock. The two jobs here are "a", whose lease ran out last, and "b", so the queue
+ * order is b, a and the id order a, b. Another connection holds one job's lock; while claimNext
+ * waits for it, a probe tries the other job's lock: claimNext must hold the jobs before the
+ * blocked one in id order, and none after it. Holding "a" shows the order (claimNext must not
+ * have taken "b" yet); holding "b" shows that the probe sees a lock claimNext holds (it has taken
+ * "a"), so the first assertion is no probe that can never fail.
+ */
+class AdvisoryLockOrderTest {
+
+    @RegisterExtension
+    final PostgresFixture postgres = new PostgresFixture();
+
+    @Test
+    void claimNextLocksItsJobsInJobIdOrderNotInQueueOrder() throws Exception {
+        assertFalse(claimNextHeldTheOtherWhileBlockedOn("a", "b"), "claimNext took b, after a in id order, first");
+        assertTrue(claimNextHeldTheOtherWhileBlockedOn("b", "a"), "the probe did not see a, which claimNext holds");
+    }
+
+    /**
+     * Holds {@code blocked}'s lock, lets claimNext run into it, and answers whether claimNext then
+     * held {@code other}'s (a failed try of it from a third connection); then lets claimNext finish,
+     * with both jobs, in queue order.
+     */
+    private boolean claimNextHeldTheOtherWhileBlockedOn(String blocked, String other) throws Exception {
+        Database.PostgresSchema db = postgres.database();
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_ADVISORY_LOCK));
+        store.enqueue("a");
+        store.enqueue("b");
+        assertTrue(store.claim("a", "old", 0, 10).isPresent());
+        assertTrue(store.claim("b", "old", 0, 5).isPresent());
+        try (Connection holder = db.connect(); Connection probe = db.connect()) {
+            holder.setAutoCommit(false);
+            advisoryLock(holder, "pg_advisory_xact_lock", blocked);
+            CompletableFuture<List<Lease>> claimNext = CompletableFuture.supplyAsync(() -> store.claimNext("new", 100, 30, 2));
+            awaitWaitingForAnAdvisoryLock(probe);
+            probe.setAutoCommit(false);
+            boolean otherWasFree = advisoryLock(probe, "pg_try_advisory_xact_lock", other);
+            probe.rollback();
+            holder.rollback();
+            List<Lease> leases = claimNext.get(30, TimeUnit.SECONDS);
+            assertEquals(List.of("b", "a"), leases.stream().map(Lease::jobId).toList(), "the batch in queue order");
+            return !otherWasFree;
+        }
+    }
+
+    private static boolean advisoryLock(Connection c, String function, String job) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT " + function + "(hashtextextended(?, 0))")) {
+            s.setString(1, job);
+            try (ResultSet row = s.executeQuery()) {
+                row.next();
+                return !"pg_try_advisory_xact_lock".equals(function) || row.getBoolean(1);
+            }
+        }
+    }
+
+    /** Waits until some session waits for an advisory lock: claimNext has run into the held one. */
+    private static void awaitWaitingForAnAdvisoryLock(Connection c) throws Exception {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < giveUp) {
+            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+                    ResultSet row = s.executeQuery()) {
+                row.next();
+                if (row.getLong(1) > 0) {
+                    return;
+                }
+            }
+            Thread.sleep(10);
+        }
+        fail("claimNext never waited for the held advisory lock");
+    }
+}

@@ -544,11 +544,9 @@ public final class MultiProcessMain implements Callable<Integer> {
                     Path output = dir.resolve("process-" + p + ".json");
                     outputs.add(output);
                     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                            "-cp", System.getProperty("java.class.path"),
-                            "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
-                            "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
-                            "-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + "=" + Storage.longestBusySleep().toNanos() / 1000,
-                            "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR"));
+                            "-cp", System.getProperty("java.class.path")));
+                    command.addAll(Storage.childJvmProperties());
+                    command.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
                     if (timelines != null) {
                         command.add("-D" + MultiProcessWorker.TIMELINE_PROPERTY + "=" + timelineFile(timelines, p));
                     }

@@ -233,10 +233,10 @@ final class ProcessZombie {
 
         static Child start(List<String> args) throws IOException {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"),
-                    "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
-                    "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
-                    "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR"));
+                    "-cp", System.getProperty("java.class.path")));
+            // The child runs under this JVM's busy settings, the longest sleep among them.
+            command.addAll(Storage.childJvmProperties());
+            command.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
             String url = System.getProperty(PostgresTarget.URL_PROPERTY);
             if (url != null) {
                 command.add("-D" + PostgresTarget.URL_PROPERTY + "=" + url);

@@ -161,6 +161,17 @@ public enum Storage {
     }
 
     /**
+     * The {@code -D} options that give a child JVM this JVM's busy wait, busy timeout and longest
+     * busy sleep, so that a worker or zombie process runs under the settings of the command that
+     * started it.
+     */
+    static List<String> childJvmProperties() {
+        return List.of("-D" + BUSY_WAIT_PROPERTY + "=" + busyWait().name(),
+                "-D" + BUSY_TIMEOUT_PROPERTY + "=" + busyTimeout().toMillis(),
+                "-D" + LONGEST_BUSY_SLEEP_PROPERTY + "=" + longestBusySleep().toNanos() / 1000);
+    }
+
+    /**
      * The store options for this setting. The pool holds 16 connections, more than the largest
      * thread count measured, so threads wait for SQLite's lock and not for a connection.
      */

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +41,22 @@ class LongestBusySleepPropertyTest {
         System.setProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY, "1ms");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Storage::longestBusySleep);
         assertEquals("-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + " must be a number of microseconds: '1ms'", e.getMessage());
+    }
+
+    /**
+     * Every child JVM (a multi-process worker, a zombie-comparison child) gets this JVM's busy
+     * settings, the longest sleep among them: the zombie children once ran under the default
+     * whatever the parent had.
+     */
+    @Test
+    void aChildJvmGetsThisJvmsLongestSleepWithTheOtherBusySettings() {
+        System.setProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY, "750");
+        assertEquals(List.of("-D" + Storage.BUSY_WAIT_PROPERTY + "=" + Storage.busyWait().name(),
+                "-D" + Storage.BUSY_TIMEOUT_PROPERTY + "=" + Storage.busyTimeout().toMillis(),
+                "-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + "=750"), Storage.childJvmProperties());
+        System.clearProperty(Storage.LONGEST_BUSY_SLEEP_PROPERTY);
+        assertTrue(Storage.childJvmProperties().contains("-D" + Storage.LONGEST_BUSY_SLEEP_PROPERTY + "="
+                + StoreOptions.defaults().longestBusySleep().toNanos() / 1000), Storage.childJvmProperties().toString());
     }
 
     @Test

@@ -239,10 +239,7 @@ public final class StressRun {
                     (result, attempt) -> progress.println(name + " process-drain: " + Verdict.ofDrain(name, false, result, minOverlap)
                             .outcome() + " in attempt " + attempt + " of " + INCONCLUSIVE_ATTEMPTS + ", racing again"));
         } catch (WorkerFleet.WorkerDidNotStart e) {
-            Verdict verdict = new Verdict(name, "process-drain", false, 0, 0, -1, -1, 0, 1, -1, 0, 0,
-                    (System.nanoTime() - started) / 1_000_000, Verdict.Outcome.FAIL, e.getMessage());
-            verdicts.add(verdict);
-            progress.println(name + ": " + verdict.outcome() + ": " + e.getMessage());
+            workersDidNotStart(name, "process-drain", started, e);
             return;
         }
         record(last.result().race(), Verdict.ofDrain(name, false, last.result(), minOverlap));
@@ -261,14 +258,19 @@ public final class StressRun {
         try {
             result = ProcessRaceDriver.runWithGuest(store, guest, alone, work, plan.processSettings());
         } catch (WorkerFleet.WorkerDidNotStart e) {
-            Verdict verdict = new Verdict(name, "processes", guest.control(), 0, 0, -1, -1, 0, 1, -1, 0, 0,
-                    (System.nanoTime() - started) / 1_000_000,
-                    guest.control() ? Verdict.Outcome.CAUGHT : Verdict.Outcome.FAIL, e.getMessage());
-            verdicts.add(verdict);
-            progress.println(name + ": " + verdict.outcome() + ": " + e.getMessage());
+            workersDidNotStart(name, "processes", started, e);
             return;
         }
         record(result, Verdict.of(result.store(), guest.control(), result, plan.minProcessOverlap()));
+    }
+
+    /** Records a race of the guest whose workers could not start: one violation, caught if the guest is a control. */
+    private void workersDidNotStart(String name, String mode, long started, WorkerFleet.WorkerDidNotStart e) {
+        Verdict verdict = new Verdict(name, mode, guest.control(), 0, 0, -1, -1, 0, 1, -1, 0, 0,
+                (System.nanoTime() - started) / 1_000_000,
+                guest.control() ? Verdict.Outcome.CAUGHT : Verdict.Outcome.FAIL, e.getMessage());
+        verdicts.add(verdict);
+        progress.println(name + ": " + verdict.outcome() + ": " + e.getMessage());
     }
 
     private void record(StoreUnderTest store, RaceResult result, long minOverlap) {

@@ -821,15 +821,13 @@ public abstract class LeaseStoreContract {
     void aClaimAndAClaimNextOfTheSameJobNeverBothWin(ContractSubject subject, TestReporter reporter) throws Exception {
         LeaseStore store = open(subject);
         double ttl = 1_000;
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            int overlapped = 0;
+        try (TwoWayRace race = new TwoWayRace()) {
             int claimWon = 0;
             for (int round = 0; round < TWO_WAY_ROUNDS; round++) {
                 String job = "job-" + round;
                 double now = 100 + round;
                 assertTrue(store.enqueue(job));
-                Raced<OptionalLong, List<Lease>> raced = race(threads, () -> store.claim(job, "claimer", now, ttl),
+                Raced<OptionalLong, List<Lease>> raced = race.run(() -> store.claim(job, "claimer", now, ttl),
                         () -> store.claimNext("picker", now, ttl, 1));
                 OptionalLong fence = raced.first();
                 List<Lease> picked = raced.second();
@@ -837,14 +835,11 @@ public abstract class LeaseStoreContract {
                 assertTrue(fence.isPresent() != pickedIt, subject + ", round " + round + ": claim " + fence + ", claimNext "
                         + picked + ": exactly one of them must win " + job);
                 assertEquals(1, stateOf(store, job).fence(), subject + ", round " + round);
-                overlapped += raced.overlapped() ? 1 : 0;
                 claimWon += fence.isPresent() ? 1 : 0;
             }
-            assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
-            reporter.publishEntry("rounds", overlapped + " of " + TWO_WAY_ROUNDS + " overlapped; claim won " + claimWon
+            race.assertSomeOverlapped(subject);
+            reporter.publishEntry("rounds", race.overlapped() + " of " + TWO_WAY_ROUNDS + " overlapped; claim won " + claimWon
                     + ", claimNext " + (TWO_WAY_ROUNDS - claimWon));
-        } finally {
-            threads.shutdownNow();
         }
     }
 
@@ -862,9 +857,7 @@ public abstract class LeaseStoreContract {
     void aCompleteAllAndAClaimAtTheEndOfTheLeaseNeverBothWin(ContractSubject subject, TestReporter reporter) throws Exception {
         LeaseStore store = open(subject);
         double ttl = 10;
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            int overlapped = 0;
+        try (TwoWayRace race = new TwoWayRace()) {
             int completeWon = 0;
             for (int round = 0; round < TWO_WAY_ROUNDS; round++) {
                 String job = "job-" + round;
@@ -877,7 +870,7 @@ public abstract class LeaseStoreContract {
                 }
                 List<Completion> batch = List.of(new Completion(alongside, "holder", 1, "alongside-done"),
                         new Completion(job, "holder", 1, "done"));
-                Raced<List<Boolean>, OptionalLong> raced = race(threads, () -> store.completeAll(batch, until - 1),
+                Raced<List<Boolean>, OptionalLong> raced = race.run(() -> store.completeAll(batch, until - 1),
                         () -> store.claim(job, "taker", until + 1, ttl));
                 List<Boolean> accepted = raced.first();
                 OptionalLong taken = raced.second();
@@ -890,42 +883,58 @@ public abstract class LeaseStoreContract {
                         ? new JobState(job, "holder", until, 1, "done", true)
                         : new JobState(job, "taker", until + 1 + ttl, 2, null, false);
                 assertEquals(expected, stateOf(store, job), where);
-                overlapped += raced.overlapped() ? 1 : 0;
                 completeWon += completed ? 1 : 0;
             }
-            assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + TWO_WAY_ROUNDS + " rounds");
-            reporter.publishEntry("rounds", overlapped + " of " + TWO_WAY_ROUNDS + " overlapped; completeAll won "
+            race.assertSomeOverlapped(subject);
+            reporter.publishEntry("rounds", race.overlapped() + " of " + TWO_WAY_ROUNDS + " overlapped; completeAll won "
                     + completeWon + ", claim " + (TWO_WAY_ROUNDS - completeWon));
-        } finally {
-            threads.shutdownNow();
         }
     }
 
-    /** What two calls run at once returned, and whether their spans overlapped in time. */
-    private record Raced<A, B>(A first, B second, boolean overlapped) {}
+    /** What two calls run at once returned. */
+    private record Raced<A, B>(A first, B second) {}
 
-    /** Runs the two calls on the two threads, let go together; waits for both, 30 s at most. */
-    private static <A, B> Raced<A, B> race(ExecutorService threads, Callable<A> first, Callable<B> second) throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        long[] span = new long[4];
-        Future<A> a = threads.submit(() -> {
+    /** Two threads that run two calls at once, round after round, and count the rounds whose calls overlapped. */
+    private static final class TwoWayRace implements AutoCloseable {
+        private final ExecutorService threads = Executors.newFixedThreadPool(2);
+        private int rounds;
+        private int overlapped;
+
+        /** Runs the two calls, let go together; waits for both, 30 s at most. */
+        <A, B> Raced<A, B> run(Callable<A> first, Callable<B> second) throws Exception {
+            CountDownLatch start = new CountDownLatch(1);
+            long[] span = new long[4];
+            Future<A> a = threads.submit(() -> timed(start, first, span, 0));
+            Future<B> b = threads.submit(() -> timed(start, second, span, 2));
+            start.countDown();
+            A firstResult = a.get(30, TimeUnit.SECONDS);
+            B secondResult = b.get(30, TimeUnit.SECONDS);
+            rounds++;
+            overlapped += span[0] < span[3] && span[2] < span[1] ? 1 : 0;
+            return new Raced<>(firstResult, secondResult);
+        }
+
+        private static <T> T timed(CountDownLatch start, Callable<T> call, long[] span, int at) throws Exception {
             start.await();
-            span[0] = System.nanoTime();
-            A result = first.call();
-            span[1] = System.nanoTime();
+            span[at] = System.nanoTime();
+            T result = call.call();
+            span[at + 1] = System.nanoTime();
             return result;
-        });
-        Future<B> b = threads.submit(() -> {
-            start.await();
-            span[2] = System.nanoTime();
-            B result = second.call();
-            span[3] = System.nanoTime();
-            return result;
-        });
-        start.countDown();
-        A firstResult = a.get(30, TimeUnit.SECONDS);
-        B secondResult = b.get(30, TimeUnit.SECONDS);
-        return new Raced<>(firstResult, secondResult, span[0] < span[3] && span[2] < span[1]);
+        }
+
+        int overlapped() {
+            return overlapped;
+        }
+
+        /** A race whose calls never met proved nothing. */
+        void assertSomeOverlapped(ContractSubject subject) {
+            assertTrue(overlapped > 0, subject + ": the two calls never overlapped in " + rounds + " rounds");
+        }
+
+        @Override
+        public void close() {
+            threads.shutdownNow();
+        }
     }
 
     // ---- claimMany: exactly one winner ----

@@ -226,7 +226,9 @@ class LeaseStoreErrorsTest {
      * A batch of completes whose last write the database refuses (a trigger that another program
      * on the database might have installed) is a failure, and the completes before it in the
      * batch are not stored either: one transaction, rolled back whole. Job "j" sorts before "k",
-     * so its write has run when "k"'s fails. Twice: each job once, and with "j" named twice.
+     * so its write has run when "k"'s fails. Twice: each job once, and with "j" named twice. Then
+     * the store goes on: the batch without the refused result is accepted and stored (a store that
+     * left the failed transaction open on its connection would fail it, or never commit it).
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(LockingStrategy.class)
@@ -237,6 +239,10 @@ class LeaseStoreErrorsTest {
                 new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "boom"))));
         assertEquals(List.of(true, true), storedOnlyWhenAllSucceed(store, db, List.of(
                 new Completion("j", "A", 1, "fine"), new Completion("j", "A", 1, "again"), new Completion("k", "A", k, "boom"))));
+        assertEquals(List.of(true, true), store.completeAll(List.of(
+                new Completion("j", "A", 1, "fine"), new Completion("k", "A", k, "not boom")), 110));
+        assertEquals("fine", db.rows().get("j").result());
+        assertEquals("not boom", db.rows().get("k").result());
     }
 
     /**

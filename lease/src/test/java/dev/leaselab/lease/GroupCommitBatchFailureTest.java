@@ -11,14 +11,12 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,11 +50,11 @@ class GroupCommitBatchFailureTest {
             // A lone write waits for the lock that the holder keeps; the two completes queue behind
             // it in this order, and the next leader takes both into one batch.
             CompletableFuture<OptionalLong> lead = run("lead", () -> store.claim("lead", "L", 100, 30));
-            awaitFrame(threads.get("lead"), f -> f.getMethodName().equals("runBatch"));
+            ThreadWaits.awaitFrame(threads.get("lead"), f -> f.getMethodName().equals("runBatch"));
             CompletableFuture<Boolean> fine = run("fine", () -> store.complete("fine", "A", 1, 110, "done"));
-            awaitParkedInSubmit(threads.get("fine"));
+            ThreadWaits.awaitParkedInSubmit(threads.get("fine"));
             CompletableFuture<Boolean> boom = run("boom", () -> store.complete("boom", "A", 1, 110, "boom"));
-            awaitParkedInSubmit(threads.get("boom"));
+            ThreadWaits.awaitParkedInSubmit(threads.get("boom"));
             assertTrue(threads.get("lead").isAlive(), "the lone write is still waiting for the lock");
             h.execute("ROLLBACK");
 
@@ -101,25 +99,6 @@ class GroupCommitBatchFailureTest {
         try (ResultSet rows = h.executeQuery("SELECT done, result FROM jobs WHERE id = '" + id + "'")) {
             assertTrue(rows.next(), id);
             return rows.getInt(1) + " " + rows.getString(2);
-        }
-    }
-
-    private static void awaitFrame(Thread thread, Predicate<StackTraceElement> frame) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Arrays.stream(thread.getStackTrace()).noneMatch(frame)) {
-            assertTrue(thread.isAlive() && System.nanoTime() < deadline, thread.getName() + " never reached the frame");
-            Thread.sleep(1);
-        }
-    }
-
-    /** Waits until the thread has queued its write and parked, behind the leader at work. */
-    private static void awaitParkedInSubmit(Thread thread) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (thread.getState() != Thread.State.WAITING || Arrays.stream(thread.getStackTrace()).noneMatch(
-                f -> f.getClassName().equals(GroupCommitProtocol.class.getName()) && f.getMethodName().equals("submit"))) {
-            assertTrue(thread.isAlive() && System.nanoTime() < deadline,
-                    thread.getName() + " is " + thread.getState() + ", never parked in submit");
-            Thread.sleep(1);
         }
     }
 }

@@ -8,11 +8,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,7 +38,7 @@ class GroupCommitInterruptTest {
             CompletableFuture<OptionalLong> leaderResult = new CompletableFuture<>();
             Thread leader = new Thread(() -> leaderResult.complete(store.claim("a", "L", 100, 30)), "leader");
             leader.start();
-            awaitFrame(leader, f -> f.getMethodName().equals("runBatch"));
+            ThreadWaits.awaitFrame(leader, f -> f.getMethodName().equals("runBatch"));
             // The waiter finds a leader at work, queues its write and parks.
             CompletableFuture<OptionalLong> waiterResult = new CompletableFuture<>();
             CompletableFuture<Boolean> waiterInterrupted = new CompletableFuture<>();
@@ -49,8 +47,7 @@ class GroupCommitInterruptTest {
                 waiterInterrupted.complete(Thread.currentThread().isInterrupted());
             }, "waiter");
             waiter.start();
-            awaitFrame(waiter, f -> f.getClassName().equals(GroupCommitProtocol.class.getName()) && f.getMethodName().equals("submit"));
-            awaitState(waiter, Thread.State.WAITING);
+            ThreadWaits.awaitParkedInSubmit(waiter);
             waiter.interrupt();
             h.execute("ROLLBACK");
 
@@ -58,22 +55,6 @@ class GroupCommitInterruptTest {
             assertEquals(OptionalLong.of(1), waiterResult.get(30, TimeUnit.SECONDS), "the interrupted write still ran");
             assertTrue(waiterInterrupted.get(30, TimeUnit.SECONDS), "the waiter keeps its interrupt");
             assertEquals("W", store.state("b").orElseThrow().owner());
-        }
-    }
-
-    private static void awaitFrame(Thread thread, Predicate<StackTraceElement> frame) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Arrays.stream(thread.getStackTrace()).noneMatch(frame)) {
-            assertTrue(thread.isAlive() && System.nanoTime() < deadline, thread.getName() + " never reached the frame");
-            Thread.sleep(1);
-        }
-    }
-
-    private static void awaitState(Thread thread, Thread.State state) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (thread.getState() != state) {
-            assertTrue(System.nanoTime() < deadline, thread.getName() + " is " + thread.getState() + ", never " + state);
-            Thread.sleep(1);
         }
     }
 }

@@ -3,13 +3,9 @@ package dev.leaselab.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.leaselab.testkit.Database;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -52,42 +48,16 @@ class AdvisoryLockOrderTest {
         assertTrue(store.claim("b", "old", 0, 5).isPresent());
         try (Connection holder = db.connect(); Connection probe = db.connect()) {
             holder.setAutoCommit(false);
-            advisoryLock(holder, "pg_advisory_xact_lock", blocked);
+            PostgresFixture.jobLock(holder, true, blocked, false);
             CompletableFuture<List<Lease>> claimNext = CompletableFuture.supplyAsync(() -> store.claimNext("new", 100, 30, 2));
-            awaitWaitingForAnAdvisoryLock(probe);
+            PostgresFixture.awaitALockWait(probe, "claimNext");
             probe.setAutoCommit(false);
-            boolean otherWasFree = advisoryLock(probe, "pg_try_advisory_xact_lock", other);
+            boolean otherWasFree = PostgresFixture.jobLock(probe, true, other, true);
             probe.rollback();
             holder.rollback();
             List<Lease> leases = claimNext.get(30, TimeUnit.SECONDS);
             assertEquals(List.of("b", "a"), leases.stream().map(Lease::jobId).toList(), "the batch in queue order");
             return !otherWasFree;
         }
-    }
-
-    private static boolean advisoryLock(Connection c, String function, String job) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT " + function + "(hashtextextended(?, 0))")) {
-            s.setString(1, job);
-            try (ResultSet row = s.executeQuery()) {
-                row.next();
-                return !"pg_try_advisory_xact_lock".equals(function) || row.getBoolean(1);
-            }
-        }
-    }
-
-    /** Waits until some session waits for an advisory lock: claimNext has run into the held one. */
-    private static void awaitWaitingForAnAdvisoryLock(Connection c) throws Exception {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < giveUp) {
-            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-                    ResultSet row = s.executeQuery()) {
-                row.next();
-                if (row.getLong(1) > 0) {
-                    return;
-                }
-            }
-            Thread.sleep(10);
-        }
-        fail("claimNext never waited for the held advisory lock");
     }
 }

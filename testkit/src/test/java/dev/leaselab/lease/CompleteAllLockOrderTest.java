@@ -3,19 +3,15 @@ package dev.leaselab.lease;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.leaselab.testkit.Database;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * On PostgreSQL a completeAll locks its jobs in job-id order, whatever order the caller lists
@@ -35,7 +31,7 @@ class CompleteAllLockOrderTest {
     final PostgresFixture postgres = new PostgresFixture();
 
     @ParameterizedTest
-    @EnumSource(value = LockingStrategy.class, names = {"PG_CONDITIONAL_UPDATE", "PG_ROW_LOCK", "PG_ADVISORY_LOCK"})
+    @MethodSource(PostgresFixture.STRATEGIES)
     void completeAllLocksItsJobsInJobIdOrderNotInTheOrderGiven(LockingStrategy strategy) throws Exception {
         assertFalse(completeAllHeldTheOtherWhileBlockedOn(strategy, "a", "b"), "completeAll took b, after a in id order, first");
         assertTrue(completeAllHeldTheOtherWhileBlockedOn(strategy, "b", "a"), "the probe did not see a, which completeAll holds");
@@ -57,48 +53,15 @@ class CompleteAllLockOrderTest {
         boolean advisory = strategy == LockingStrategy.PG_ADVISORY_LOCK;
         try (Connection holder = db.connect(); Connection probe = db.connect()) {
             holder.setAutoCommit(false);
-            assertTrue(lock(holder, advisory, blocked, false));
+            assertTrue(PostgresFixture.jobLock(holder, advisory, blocked, false));
             CompletableFuture<List<Boolean>> completeAll = CompletableFuture.supplyAsync(() -> store.completeAll(batch, 10));
-            awaitSomeLockNotGranted(probe);
+            PostgresFixture.awaitALockWait(probe, "completeAll");
             probe.setAutoCommit(false);
-            boolean otherWasFree = lock(probe, advisory, other, true);
+            boolean otherWasFree = PostgresFixture.jobLock(probe, advisory, other, true);
             probe.rollback();
             holder.rollback();
             assertEquals(List.of(true, true), completeAll.get(30, TimeUnit.SECONDS), "both accepted, in the order given");
             return !otherWasFree;
         }
-    }
-
-    /**
-     * Takes the job's lock, waiting for it or ({@code tryOnly}) answering false at once if another
-     * transaction holds it: its advisory lock, or its row's lock.
-     */
-    private static boolean lock(Connection c, boolean advisory, String job, boolean tryOnly) throws SQLException {
-        String sql = advisory
-                ? "SELECT " + (tryOnly ? "pg_try_advisory_xact_lock" : "pg_advisory_xact_lock") + "(hashtextextended(?, 0))::text"
-                : "SELECT 'true' FROM jobs WHERE id = ? FOR UPDATE" + (tryOnly ? " SKIP LOCKED" : "");
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, job);
-            try (ResultSet row = s.executeQuery()) {
-                // pg_advisory_xact_lock returns void, read as ""; SKIP LOCKED returns no row for a held row.
-                return row.next() && !"false".equals(row.getString(1));
-            }
-        }
-    }
-
-    /** Waits until some session waits for a lock: completeAll has run into the held one. */
-    private static void awaitSomeLockNotGranted(Connection c) throws Exception {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < giveUp) {
-            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE NOT granted");
-                    ResultSet row = s.executeQuery()) {
-                row.next();
-                if (row.getLong(1) > 0) {
-                    return;
-                }
-            }
-            Thread.sleep(10);
-        }
-        fail("completeAll never waited for the held lock");
     }
 }

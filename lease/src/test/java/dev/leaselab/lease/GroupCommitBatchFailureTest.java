@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,9 @@ class GroupCommitBatchFailureTest {
 
     @TempDir
     Path dir;
+
+    /** The threads that {@link #run} started, by name. */
+    private final Map<String, Thread> threads = new ConcurrentHashMap<>();
 
     @Test
     void aWriteThatFailsInABatchFailsEveryWriteOfItAndCommitsNone() throws Exception {
@@ -69,17 +73,12 @@ class GroupCommitBatchFailureTest {
         }
     }
 
-    private final Map<String, Thread> threads = new ConcurrentHashMap<>();
-
-    private interface Call<T> {
-        T call();
-    }
-
-    private <T> CompletableFuture<T> run(String name, Call<T> call) {
+    /** Runs the call on a thread of that name; the future holds what it returned or threw. */
+    private <T> CompletableFuture<T> run(String name, Supplier<T> call) {
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread thread = new Thread(() -> {
             try {
-                result.complete(call.call());
+                result.complete(call.get());
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }

@@ -7,6 +7,7 @@ import java.util.SortedMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +36,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What a PostgreSQL server does to a store that a SQLite file cannot: it is unreachable, it holds a
- * row past the statement timeout, it terminates a connection. Each failure must be a
+ * row past the statement timeout, it terminates a connection; and a session can break while its
+ * connection does not. Each failure must be a
  * {@link LeaseStoreException} (never a {@code false}), leave every committed job as it was, and
  * leave the store working once the cause is gone. A server that restarts is
  * {@link PostgresRestartTest}'s, apart because it restarts a server of its own.
@@ -173,6 +175,59 @@ class PostgresFaultsTest {
         assertTrue(store.complete("j", "B", 2, 210, "b"));
         assertEquals(new JobState("d", "A", 130, 1, "kept", true), store.state("d").orElseThrow());
         assertEquals(new JobState("j", "B", 230, 2, "b", true), store.state("j").orElseThrow());
+    }
+
+    // ---- a session that breaks while its connection does not ----
+
+    /**
+     * A session whose rollback failed is marked unusable, and the store must take its connection
+     * out of the pool even though the server kept it. HikariCP evicts a connection by itself only
+     * for SQL states that say the connection is gone (the terminated backends above); for any
+     * other failure only the store's own eviction keeps a connection in an unknown state from
+     * being lent to the next operation.
+     */
+    @Test
+    void aSessionBrokenOnALiveConnectionIsNeverLentAgain() throws Exception {
+        Database.PostgresSchema db = postgres.database();
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_CONDITIONAL_UPDATE));
+        store.enqueue("j");
+        long broken = store.withSession(s -> {
+            long pid = backendPid(s);
+            // No transaction is open, so PgJDBC refuses the rollback; the connection is fine.
+            s.rollbackTransactionQuietly();
+            assertFalse(s.reusable(), "a failed rollback must mark the session unusable");
+            return pid;
+        });
+        // HikariCP lends a thread the connection it gave back last, so a connection that stayed in
+        // the pool would come straight back here.
+        for (int i = 0; i <= PostgresOptions.defaults().poolSize(); i++) {
+            assertNotEquals(broken, store.withSession(PostgresFaultsTest::backendPid),
+                    "the connection of the broken session was lent again");
+        }
+        awaitBackendGone(broken);
+        assertEquals(OptionalLong.of(1), store.claim("j", "A", 100, TTL));
+        assertEquals(new JobState("j", "A", 130, 1, null, false), store.state("j").orElseThrow());
+    }
+
+    private static long backendPid(Session s) throws SQLException {
+        return s.firstLong("SELECT pg_backend_pid()").orElseThrow();
+    }
+
+    /** Waits, for at most 10 s, until the server has no backend {@code pid}: its connection was closed. */
+    private static void awaitBackendGone(long pid) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        try (Connection admin = PostgresServer.get().connect(); Statement s = admin.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rows = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
+                    rows.next();
+                    if (rows.getInt(1) == 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(10);
+            }
+        }
+        throw new AssertionError("backend " + pid + " of the broken session is still connected 10 s later");
     }
 
     /** Waits until a backend of the application waits for a lock. */

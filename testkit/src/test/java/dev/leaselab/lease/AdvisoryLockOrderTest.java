@@ -41,22 +41,24 @@ class AdvisoryLockOrderTest {
      */
     private boolean claimNextHeldTheOtherWhileBlockedOn(String blocked, String other) throws Exception {
         Database.PostgresSchema db = postgres.database();
-        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url(), LockingStrategy.PG_ADVISORY_LOCK));
-        store.enqueue("a");
-        store.enqueue("b");
-        assertTrue(store.claim("a", "old", 0, 10).isPresent());
-        assertTrue(store.claim("b", "old", 0, 5).isPresent());
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(PostgresFixture.storeUrl(db), LockingStrategy.PG_ADVISORY_LOCK));
+        String a = PostgresFixture.job(db, "a");
+        String b = PostgresFixture.job(db, "b");
+        store.enqueue(a);
+        store.enqueue(b);
+        assertTrue(store.claim(a, "old", 0, 10).isPresent());
+        assertTrue(store.claim(b, "old", 0, 5).isPresent());
         try (Connection holder = db.connect(); Connection probe = db.connect()) {
             holder.setAutoCommit(false);
-            PostgresFixture.jobLock(holder, true, blocked, false);
+            PostgresFixture.jobLock(holder, true, PostgresFixture.job(db, blocked), false);
             CompletableFuture<List<Lease>> claimNext = CompletableFuture.supplyAsync(() -> store.claimNext("new", 100, 30, 2));
-            PostgresFixture.awaitALockWait(probe, "claimNext");
+            PostgresFixture.awaitALockWait(probe, PostgresFixture.application(db), "claimNext");
             probe.setAutoCommit(false);
-            boolean otherWasFree = PostgresFixture.jobLock(probe, true, other, true);
+            boolean otherWasFree = PostgresFixture.jobLock(probe, true, PostgresFixture.job(db, other), true);
             probe.rollback();
             holder.rollback();
             List<Lease> leases = claimNext.get(30, TimeUnit.SECONDS);
-            assertEquals(List.of("b", "a"), leases.stream().map(Lease::jobId).toList(), "the batch in queue order");
+            assertEquals(List.of(b, a), leases.stream().map(Lease::jobId).toList(), "the batch in queue order");
             return !otherWasFree;
         }
     }

@@ -44,20 +44,22 @@ class CompleteAllLockOrderTest {
      */
     private boolean completeAllHeldTheOtherWhileBlockedOn(LockingStrategy strategy, String blocked, String other) throws Exception {
         Database.PostgresSchema db = postgres.database();
-        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(db.url(), strategy));
-        for (String job : List.of("a", "b")) {
+        PostgresLeaseStore store = postgres.closeLater(PostgresLeaseStore.open(PostgresFixture.storeUrl(db), strategy));
+        String a = PostgresFixture.job(db, "a");
+        String b = PostgresFixture.job(db, "b");
+        for (String job : List.of(a, b)) {
             store.enqueue(job);
             assertEquals(1, store.claim(job, "holder", 0, 30).orElseThrow());
         }
-        List<Completion> batch = List.of(new Completion("b", "holder", 1, "b done"), new Completion("a", "holder", 1, "a done"));
+        List<Completion> batch = List.of(new Completion(b, "holder", 1, "b done"), new Completion(a, "holder", 1, "a done"));
         boolean advisory = strategy == LockingStrategy.PG_ADVISORY_LOCK;
         try (Connection holder = db.connect(); Connection probe = db.connect()) {
             holder.setAutoCommit(false);
-            assertTrue(PostgresFixture.jobLock(holder, advisory, blocked, false));
+            assertTrue(PostgresFixture.jobLock(holder, advisory, PostgresFixture.job(db, blocked), false));
             CompletableFuture<List<Boolean>> completeAll = CompletableFuture.supplyAsync(() -> store.completeAll(batch, 10));
-            PostgresFixture.awaitALockWait(probe, "completeAll");
+            PostgresFixture.awaitALockWait(probe, PostgresFixture.application(db), "completeAll");
             probe.setAutoCommit(false);
-            boolean otherWasFree = PostgresFixture.jobLock(probe, advisory, other, true);
+            boolean otherWasFree = PostgresFixture.jobLock(probe, advisory, PostgresFixture.job(db, other), true);
             probe.rollback();
             holder.rollback();
             assertEquals(List.of(true, true), completeAll.get(30, TimeUnit.SECONDS), "both accepted, in the order given");

@@ -149,7 +149,9 @@ class PostgresFaultsTest {
             s.executeQuery("SELECT * FROM jobs WHERE id = 'j' FOR UPDATE").close();
             // The claim passes its rule and then waits for the row: terminate it right there.
             Future<OptionalLong> inFlight = thread.submit(() -> store.claim("j", "B", 200, TTL));
-            awaitLockWait(application);
+            try (Connection admin = db.connect()) {
+                PostgresFixture.awaitALockWait(admin, application, "the claim");
+            }
             assertTrue(terminate(application) >= 1, "no backend of the store was terminated");
             ExecutionException e = assertThrows(ExecutionException.class, () -> inFlight.get(30, TimeUnit.SECONDS));
             assertInstanceOf(LeaseStoreException.class, e.getCause());
@@ -228,24 +230,6 @@ class PostgresFaultsTest {
             }
         }
         throw new AssertionError("backend " + pid + " of the broken session is still connected 10 s later");
-    }
-
-    /** Waits until a backend of the application waits for a lock. */
-    private static void awaitLockWait(String application) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Connection admin = PostgresServer.get().connect(); Statement s = admin.createStatement()) {
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rows = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
-                        + application + "' AND wait_event_type = 'Lock'")) {
-                    rows.next();
-                    if (rows.getInt(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(10);
-            }
-        }
-        throw new AssertionError("no backend of " + application + " started to wait for the row lock");
     }
 
     /** Terminates every backend of the application; returns how many. */

@@ -51,22 +51,53 @@ final class PostgresFixture implements AfterEachCallback {
     }
 
     /**
-     * Waits, for at most 10 s, until some session of the server waits for a lock (the lock tests'
-     * call has run into the one they hold), asking through {@code c}; fails naming {@code call}.
+     * The URL a test's store opens: the schema's, with an application name of its own, so that
+     * {@link #awaitALockWait} can tell the store's sessions from those of tests that run beside
+     * this one (the kill matrix runs its PostgreSQL variants concurrently with other classes).
      */
-    static void awaitALockWait(Connection c, String call) throws Exception {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    static String storeUrl(Database.PostgresSchema db) {
+        return db.url() + "&ApplicationName=" + application(db);
+    }
+
+    /** The application name of the store opened on {@link #storeUrl}. */
+    static String application(Database.PostgresSchema db) {
+        return "store_" + db.schema();
+    }
+
+    /**
+     * A job id that no test beside this one uses: a job's advisory lock belongs to the database, not
+     * to the schema, so two tests that lock a job "a" under {@code PG_ADVISORY_LOCK} share its lock.
+     * The id keeps {@code name}'s order among ids of the same schema.
+     */
+    static String job(Database.PostgresSchema db, String name) {
+        return db.schema() + "." + name;
+    }
+
+    /**
+     * Waits, for at most 30 s, until a session of {@code application} waits for a job's lock (a
+     * row's, or a job's advisory lock), asking through {@code c} (in autocommit: PostgreSQL shows
+     * a transaction the same {@code pg_stat_activity} until it ends); fails naming {@code call}. A
+     * wait for a lock of two-integer form (the queue's advisory lock, which a claimNext of any
+     * test on the server may hold for a moment) does not count.
+     */
+    static void awaitALockWait(Connection c, String application, String call) throws Exception {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String waits = "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " WHERE NOT l.granted AND a.application_name = ?"
+                + " AND NOT (l.locktype = 'advisory' AND l.objsubid = 2)";
         while (System.nanoTime() < giveUp) {
-            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE NOT granted");
-                    ResultSet row = s.executeQuery()) {
-                row.next();
-                if (row.getLong(1) > 0) {
-                    return;
+            try (PreparedStatement s = c.prepareStatement(waits)) {
+                s.setString(1, application);
+                try (ResultSet row = s.executeQuery()) {
+                    row.next();
+                    if (row.getLong(1) > 0) {
+                        return;
+                    }
                 }
             }
             Thread.sleep(10);
         }
-        fail(call + " never waited for the held lock");
+        fail(call + " of " + application + " never waited for the held lock");
     }
 
     /**

@@ -132,6 +132,10 @@ public final class BenchMain implements Callable<Integer> {
         boolean noOpenLoop;
         @Option(names = "--no-processes", description = "leave out the profile's multi-process runs (MultiProcessMain)")
         boolean noProcesses;
+        @Option(names = "--timeline", description = "the multi-process open loops also write every request they sent "
+                + "(intended start, start, end, outcome) to <run>/multiprocess/<storage>-timelines/, and the log says where "
+                + "all processes stalled at once (MultiProcessMain --timeline)")
+        boolean timeline;
         @Option(names = "--busy-wait", description = "how every SQLite connection waits for the lock: SQLITE_SLEEPS "
                 + "(SQLite's busy handler) or JITTERED (default: the profile's; gate runs JITTERED, the others the store's default)")
         StoreOptions.BusyWait busyWait;
@@ -162,6 +166,14 @@ public final class BenchMain implements Callable<Integer> {
             if (noProcesses || benchmarks != null && !benchmarks.contains(BenchmarkId.CLAIM_HOT) || modes != null
                     || threads != null) {
                 p = p.withMultiProcess(List.of());
+            }
+            if (timeline) {
+                // Only a step with open loops has requests to record; a run left without one says so.
+                if (p.multiProcess().stream().allMatch(m -> m.loads().isEmpty())) {
+                    throw new IllegalArgumentException("--timeline records the open loops of the multi-process runs, and this run "
+                            + "has none (profile " + profile + (noProcesses ? ", --no-processes" : ", or its filters") + ")");
+                }
+                p = p.withMultiProcess(p.multiProcess().stream().map(m -> m.loads().isEmpty() ? m : m.withTimelines()).toList());
             }
             java.io.PrintWriter out = spec.commandLine().getOut();
             // Before anything runs: without a server the PostgreSQL steps are dropped, loudly; a

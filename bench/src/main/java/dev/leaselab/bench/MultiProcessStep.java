@@ -3,6 +3,7 @@ package dev.leaselab.bench;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.lease.StoreOptions.BusyWait;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,9 +33,12 @@ import java.util.stream.Collectors;
  * @param warmup per measured run, not counted
  * @param duration the measured window of each run
  * @param loads after each strategy's closed loop, open loops at these fractions of its requests/s (may be empty)
+ * @param timelines whether the open loops' processes also write every request they sent
+ *     ({@code MultiProcessMain --timeline}) to a folder beside the storage's JSON ({@link #timelineFolder});
+ *     only for a step with loads
  */
 record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies, List<MultiProcessMain.Split> splits,
-                        Duration warmup, Duration duration, List<Double> loads) {
+                        Duration warmup, Duration duration, List<Double> loads, boolean timelines) {
 
     /** The folder inside a run folder that holds one JSON and one log per storage. */
     static final String FOLDER = "multiprocess";
@@ -75,6 +79,34 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
                 throw new IllegalArgumentException("a multi-process step on " + engine + " takes its strategies only: strategy " + s);
             }
         }
+        if (timelines && loads.isEmpty()) {
+            throw new IllegalArgumentException("timelines record a step's open loops, and this one has no loads: " + storages);
+        }
+    }
+
+    /** A step without timelines. */
+    MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies, List<MultiProcessMain.Split> splits,
+                     Duration warmup, Duration duration, List<Double> loads) {
+        this(storages, strategies, splits, warmup, duration, loads, false);
+    }
+
+    /** This step, writing the timelines of its open loops. */
+    MultiProcessStep withTimelines() {
+        return new MultiProcessStep(storages, strategies, splits, warmup, duration, loads, true);
+    }
+
+    /**
+     * Where one storage's timelines go, beside its JSON {@code json}: {@code <storage>-timelines},
+     * or, when a run that failed left that folder behind (a resumed run runs the storage again),
+     * the first of {@code <storage>-timelines-2}, {@code -3}, ... that does not exist: an earlier
+     * timeline is never overwritten, and {@code MultiProcessMain} takes only a new or empty folder.
+     */
+    static Path timelineFolder(Path json, Storage storage) {
+        Path folder = json.resolveSibling(name(storage) + "-timelines");
+        for (int attempt = 2; Files.exists(folder); attempt++) {
+            folder = json.resolveSibling(name(storage) + "-timelines-" + attempt);
+        }
+        return folder;
     }
 
     /** The engine of every storage and strategy of this step. */
@@ -109,6 +141,9 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
         if (!loads.isEmpty()) {
             arguments.addAll(List.of("--load", loads.stream().map(l -> Double.toString(l)).collect(Collectors.joining(","))));
         }
+        if (timelines) {
+            arguments.addAll(List.of("--timeline", timelineFolder(json, storage).toString()));
+        }
         return arguments;
     }
 
@@ -130,11 +165,12 @@ record MultiProcessStep(List<Storage> storages, List<LockingStrategy> strategies
     MultiProcessStep filter(Predicate<Storage> storage, Predicate<LockingStrategy> strategy) {
         List<Storage> st = storages.stream().filter(storage).toList();
         List<LockingStrategy> ls = strategies.stream().filter(strategy).toList();
-        return st.isEmpty() || ls.isEmpty() ? null : new MultiProcessStep(st, ls, splits, warmup, duration, loads);
+        return st.isEmpty() || ls.isEmpty() ? null : new MultiProcessStep(st, ls, splits, warmup, duration, loads, timelines);
     }
 
     String describe() {
-        return String.format(Locale.ROOT, "%-26s %-6s splits=%s storage=%s strategy=%s warmup=%dms duration=%dms loads=%s",
-                "MultiProcessMain (hot claim)", "procs", splits, storages, strategies, warmup.toMillis(), duration.toMillis(), loads);
+        return String.format(Locale.ROOT, "%-26s %-6s splits=%s storage=%s strategy=%s warmup=%dms duration=%dms loads=%s%s",
+                "MultiProcessMain (hot claim)", "procs", splits, storages, strategies, warmup.toMillis(), duration.toMillis(), loads,
+                timelines ? " timelines" : "");
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -72,5 +73,31 @@ class DryRunPlanTest {
             assertTrue(lines.get(0).contains("storage=[WAL_FULL]"), lines.get(0));
             assertFalse(lines.get(0).contains("WAL_NORMAL"), lines.get(0));
         }
+    }
+
+    /**
+     * {@code --timeline} marks the multi-process steps that have open loops, and a run left
+     * without any is refused by name before anything runs, not run without the timelines asked for.
+     */
+    @Test
+    void aTimelineIsPlannedForTheOpenLoopsOfTheMultiProcessRunsAndRefusedWithoutThem() {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        int status = BenchMain.execute(new PrintStream(console, true, StandardCharsets.UTF_8),
+                "run", "--profile", "quick", "--dry-run", "--storages", "WAL_FULL", "--timeline", "--output", results.toString());
+        String plan = console.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, plan);
+        List<String> lines = plan.lines().filter(l -> l.contains(PROCESSES)).toList();
+        assertEquals(1, lines.size(), plan);
+        assertTrue(lines.get(0).endsWith("loads=[0.5] timelines"), lines.get(0));
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int refused = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "run", "--profile", "quick", "--dry-run", "--no-processes", "--timeline", "--output", results.toString());
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertEquals(BenchMain.ERROR, refused, error);
+        assertTrue(error.startsWith("error: --timeline records the open loops of the multi-process runs, and this run has none "
+                + "(profile quick, --no-processes)"), error);
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing is planned");
     }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,51 @@ class MultiProcessRunsTest {
         assertEquals(1, failed.size(), failed.toString());
         assertTrue(failed.get(0).startsWith("WAL_FULL: "), failed.get(0));
         assertTrue(Files.isRegularFile(folder.resolve("WAL_NORMAL.json")), "a kept result is not deleted");
+    }
+
+    /**
+     * With timelines the runner's open loops write every request of every process beside the
+     * storage's JSON: a real {@link MultiProcessMain} run, one worker, one open loop.
+     */
+    @Test
+    void aStepWithTimelinesWritesTheRequestsOfItsOpenLoops() throws Exception {
+        MultiProcessStep step = new MultiProcessStep(List.of(Storage.WAL_NORMAL), List.of(LockingStrategy.IMMEDIATE),
+                List.of(new MultiProcessMain.Split(1, 1)), Duration.ofMillis(50), Duration.ofMillis(200), List.of(0.5)).withTimelines();
+        StringWriter console = new StringWriter();
+        List<String> failed = MultiProcessRuns.run(Profile.named("smoke").withMultiProcess(List.of(step)), dir,
+                new PrintWriter(console, true), false);
+        assertEquals(List.of(), failed, console.toString());
+        Path timelines = dir.resolve(MultiProcessStep.FOLDER).resolve("WAL_NORMAL-timelines");
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(timelines)) {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        assertFalse(files.isEmpty(), "no timeline in " + timelines);
+        for (Path file : files) {
+            assertTrue(Files.size(file) > 0, file + " is empty");
+        }
+        assertEquals(1, MultiProcessRuns.read(dir).size());
+    }
+
+    /** A timeline folder that a failed run left behind is never written into again, and a step without open loops has none. */
+    @Test
+    void aTimelineFolderLeftBehindIsNotReused() throws Exception {
+        Path json = dir.resolve("WAL_FULL.json");
+        assertEquals(dir.resolve("WAL_FULL-timelines"), MultiProcessStep.timelineFolder(json, Storage.WAL_FULL));
+        Files.createDirectories(dir.resolve("WAL_FULL-timelines"));
+        Files.writeString(dir.resolve("WAL_FULL-timelines").resolve("kept.csv"), "from the failed run");
+        assertEquals(dir.resolve("WAL_FULL-timelines-2"), MultiProcessStep.timelineFolder(json, Storage.WAL_FULL));
+        Files.createDirectories(dir.resolve("WAL_FULL-timelines-2"));
+        assertEquals(dir.resolve("WAL_FULL-timelines-3"), MultiProcessStep.timelineFolder(json, Storage.WAL_FULL));
+
+        MultiProcessStep quick = Profile.named("quick").multiProcess().get(0);
+        assertFalse(quick.arguments(Storage.WAL_FULL, json, true).contains("--timeline"));
+        List<String> arguments = quick.withTimelines().arguments(Storage.WAL_FULL, json, true);
+        assertEquals(dir.resolve("WAL_FULL-timelines-3").toString(), arguments.get(arguments.indexOf("--timeline") + 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new MultiProcessStep(List.of(Storage.WAL_FULL),
+                List.of(LockingStrategy.IMMEDIATE), List.of(new MultiProcessMain.Split(1, 1)), Duration.ZERO, Duration.ofMillis(200),
+                List.of(), true));
+        assertTrue(e.getMessage().startsWith("timelines record a step's open loops, and this one has no loads"), e.getMessage());
     }
 
     /**

@@ -244,11 +244,44 @@ final class GroupCommitProtocol implements WriteProtocol {
      * The leader's wait for the writers of its last batch: counts the queued writes, keeps how many
      * writers the last batch saw and what a commit costs, and parks the leader until they have
      * queued again. Its own class so that its tests can hold it to the rule, with a leader that
-     * does not wait as their negative control.
+     * does not wait as their negative control, and with its clock and waits ({@link Waits}) their
+     * own, so that they can hold each wait to its bounds without timing it.
      */
     static class Gathering {
+
+        /**
+         * The clock and the two ways of waiting that {@link #awaitLastBatchWriters} uses: the
+         * system's, or a test's whose clock moves only when the leader yields or parks, so that a
+         * test holds the wait to its bounds to the nanosecond without measuring any time.
+         */
+        interface Waits {
+            long nanoTime();
+
+            void yieldCpu();
+
+            void parkNanos(Object blocker, long nanos);
+
+            Waits SYSTEM = new Waits() {
+                @Override
+                public long nanoTime() {
+                    return System.nanoTime();
+                }
+
+                @Override
+                public void yieldCpu() {
+                    Thread.yield();
+                }
+
+                @Override
+                public void parkNanos(Object blocker, long nanos) {
+                    LockSupport.parkNanos(blocker, nanos);
+                }
+            };
+        }
+
         private final long maxWaitNanos;
         private final long wakeUpNanos;
+        private final Waits waits;
         /** The number of queued writes, which a {@link ConcurrentLinkedQueue} cannot give in constant time. */
         private final AtomicInteger queued = new AtomicInteger();
         /** The leader waiting in {@link #awaitLastBatchWriters}, woken by the write that completes its count. */
@@ -266,8 +299,13 @@ final class GroupCommitProtocol implements WriteProtocol {
          *     the missing writes must cost for the leader to wait for them
          */
         Gathering(long maxWaitNanos, long wakeUpNanos) {
+            this(maxWaitNanos, wakeUpNanos, Waits.SYSTEM);
+        }
+
+        Gathering(long maxWaitNanos, long wakeUpNanos, Waits waits) {
             this.maxWaitNanos = maxWaitNanos;
             this.wakeUpNanos = wakeUpNanos;
+            this.waits = waits;
         }
 
         /** A write was queued: wakes the waiting leader if this write completes its count. */
@@ -308,20 +346,20 @@ final class GroupCommitProtocol implements WriteProtocol {
             if (saved <= 0 || expected < MIN_WRITERS_TO_WAIT_FOR && saved <= wakeUpNanos) {
                 return;
             }
-            long deadline = System.nanoTime() + Math.min(maxWaitNanos, saved);
+            long deadline = waits.nanoTime() + Math.min(maxWaitNanos, saved);
             // Target before gatherer, and queued read after both: a writer that counts after this
             // read sees the gatherer, and one that counted before is seen here.
             gatherTarget = expected;
             gatherer = Thread.currentThread();
             try {
-                for (long until = Math.min(deadline, System.nanoTime() + YIELD_NANOS); queued.get() < expected
-                        && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted(); ) {
-                    Thread.yield();
+                for (long until = Math.min(deadline, waits.nanoTime() + YIELD_NANOS); queued.get() < expected
+                        && waits.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted(); ) {
+                    waits.yieldCpu();
                 }
                 // An interrupted thread would not park: it stops waiting, and the interrupt stays set.
-                for (long left; queued.get() < expected && (left = deadline - System.nanoTime()) > 0
+                for (long left; queued.get() < expected && (left = deadline - waits.nanoTime()) > 0
                         && !Thread.currentThread().isInterrupted(); ) {
-                    LockSupport.parkNanos(this, left);
+                    waits.parkNanos(this, left);
                 }
             } finally {
                 gatherer = null;

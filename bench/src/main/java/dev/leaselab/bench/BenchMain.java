@@ -171,7 +171,7 @@ public final class BenchMain implements Callable<Integer> {
                 // Only a step with open loops has requests to record; a run left without one says so.
                 if (p.multiProcess().stream().allMatch(m -> m.loads().isEmpty())) {
                     throw new IllegalArgumentException("--timeline records the open loops of the multi-process runs, and this run "
-                            + "has none (profile " + profile + (noProcesses ? ", --no-processes" : ", or its filters") + ")");
+                            + "has none (profile " + profile + (noProcesses ? ", --no-processes" : "") + ")");
                 }
                 p = p.withMultiProcess(p.multiProcess().stream().map(m -> m.loads().isEmpty() ? m : m.withTimelines()).toList());
             }

@@ -59,15 +59,20 @@ class GroupCommitGatheringBoundsTest {
 
     private final SteppedWaits waits = new SteppedWaits();
 
-    private GroupCommitProtocol.Gathering gathering(long maxWaitNanos) {
-        return new GroupCommitProtocol.Gathering(maxWaitNanos, GroupCommitProtocol.WAKE_UP_NANOS, waits);
+    /**
+     * A leader on {@link #waits} with a cap of {@code maxWaitNanos}, after a batch of {@code writers}
+     * writes whose commits took {@code commitNanos} on average, with {@code queued} writes queued again.
+     */
+    private GroupCommitProtocol.Gathering leader(long maxWaitNanos, int writers, long commitNanos, int queued) {
+        GroupCommitProtocol.Gathering gathering = new GroupCommitProtocol.Gathering(maxWaitNanos, GroupCommitProtocol.WAKE_UP_NANOS, waits);
+        GroupCommitGatheringTest.afterABatch(gathering, writers, commitNanos);
+        GroupCommitGatheringTest.queue(gathering, queued);
+        return gathering;
     }
 
     @Test
     void theLeaderYieldsForTheYieldTimeThenParksForTheRestOfWhatTheMissingCommitsSave() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 100 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 100 * MICROS, 1);
         // 7 writes missing, each saving a commit of 100 µs: 700 µs, 300 of them yielding.
         await(gathering);
         assertEquals(GroupCommitProtocol.YIELD_NANOS / YIELD_STEP, waits.yields);
@@ -77,9 +82,7 @@ class GroupCommitGatheringBoundsTest {
 
     @Test
     void theWaitEndsAtItsCap() {
-        GroupCommitProtocol.Gathering gathering = gathering(500 * MICROS);
-        afterABatch(gathering, 8, 100 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(500 * MICROS, 8, 100 * MICROS, 1);
         await(gathering);
         assertEquals(GroupCommitProtocol.YIELD_NANOS / YIELD_STEP, waits.yields);
         assertEquals(List.of(500 * MICROS - GroupCommitProtocol.YIELD_NANOS), waits.parks);
@@ -88,9 +91,7 @@ class GroupCommitGatheringBoundsTest {
 
     @Test
     void aWaitShorterThanTheYieldTimeOnlyYields() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 20 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 20 * MICROS, 1);
         // 7 missing commits of 20 µs: 140 µs, all of it yielding.
         await(gathering);
         assertEquals(140, waits.yields);
@@ -101,16 +102,12 @@ class GroupCommitGatheringBoundsTest {
     @Test
     void fewerWritersAreWaitedForOnlyWhenTheirCommitsCostMoreThanAWakeUp() {
         // 3 writers, 1 queued: 2 missing commits. At exactly a wake-up's cost the leader goes on.
-        GroupCommitProtocol.Gathering atAWakeUp = gathering(NO_CAP);
-        afterABatch(atAWakeUp, 3, GroupCommitProtocol.WAKE_UP_NANOS / 2);
-        atAWakeUp.queued();
+        GroupCommitProtocol.Gathering atAWakeUp = leader(NO_CAP, 3, GroupCommitProtocol.WAKE_UP_NANOS / 2, 1);
         await(atAWakeUp);
         assertEquals(0, waits.waited(), "waited for 2 writers whose commits cost exactly a wake-up");
 
         // 2 ns more, and it waits for them: 101 yields reach the deadline of 100,002 ns.
-        GroupCommitProtocol.Gathering aboveIt = gathering(NO_CAP);
-        afterABatch(aboveIt, 3, GroupCommitProtocol.WAKE_UP_NANOS / 2 + 1);
-        aboveIt.queued();
+        GroupCommitProtocol.Gathering aboveIt = leader(NO_CAP, 3, GroupCommitProtocol.WAKE_UP_NANOS / 2 + 1, 1);
         await(aboveIt);
         assertEquals(101, waits.yields);
         assertEquals(List.of(), waits.parks);
@@ -119,9 +116,7 @@ class GroupCommitGatheringBoundsTest {
     @Test
     void fromFourWritersUpTheLeaderWaitsHoweverLittleTheCommitsCost() {
         // 4 writers, 1 queued: 3 missing commits of 10 µs, 30 µs in all, far below a wake-up.
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR, 10 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, GroupCommitProtocol.MIN_WRITERS_TO_WAIT_FOR, 10 * MICROS, 1);
         await(gathering);
         assertEquals(30, waits.yields);
         assertEquals(30 * MICROS, waits.waited());
@@ -129,9 +124,7 @@ class GroupCommitGatheringBoundsTest {
 
     @Test
     void theWaitEndsAsSoonAsTheLastWriterHasQueued() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 100 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 100 * MICROS, 1);
         // The 7 missing writers queue one every 10 yields: the 7th after 70, long before 700 µs.
         waits.afterEachYield = () -> {
             if (waits.yields % 10 == 0) {
@@ -145,22 +138,16 @@ class GroupCommitGatheringBoundsTest {
 
     @Test
     void theCommitCostIsAMovingAverageThatMovesAnEighthOfTheWayEachCommit() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 100 * MICROS);
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 100 * MICROS, 1);
         // A second commit of 800 µs moves the average from 100 µs an eighth of the way: 187.5 µs.
         gathering.committed(800 * MICROS);
-        gathering.queued();
         await(gathering);
         assertEquals(7 * 187_500, waits.waited());
     }
 
     @Test
     void noWaitWhenEveryWriterHasQueued() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 100 * MICROS);
-        for (int i = 0; i < 8; i++) {
-            gathering.queued();
-        }
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 100 * MICROS, 8);
         await(gathering);
         assertEquals(0, waits.yields);
         assertEquals(List.of(), waits.parks);
@@ -168,9 +155,7 @@ class GroupCommitGatheringBoundsTest {
 
     @Test
     void anInterruptedLeaderNeitherYieldsNorParksAndKeepsItsInterrupt() {
-        GroupCommitProtocol.Gathering gathering = gathering(NO_CAP);
-        afterABatch(gathering, 8, 100 * MICROS);
-        gathering.queued();
+        GroupCommitProtocol.Gathering gathering = leader(NO_CAP, 8, 100 * MICROS, 1);
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
             Thread.currentThread().interrupt();
             gathering.awaitLastBatchWriters();
@@ -187,16 +172,5 @@ class GroupCommitGatheringBoundsTest {
     private static void await(GroupCommitProtocol.Gathering gathering) {
         assertTimeoutPreemptively(Duration.ofSeconds(10), gathering::awaitLastBatchWriters,
                 "the leader's wait never reached its bound");
-    }
-
-    /** As the protocol reports a batch of {@code writers} that shared one commit of {@code commitNanos} on average. */
-    private static void afterABatch(GroupCommitProtocol.Gathering gathering, int writers, long commitNanos) {
-        for (int i = 0; i < writers; i++) {
-            gathering.queued();
-            gathering.taken();
-        }
-        // The average moves an eighth of the way each commit, from 0.
-        gathering.committed(commitNanos * 8);
-        gathering.batchEnded(writers);
     }
 }

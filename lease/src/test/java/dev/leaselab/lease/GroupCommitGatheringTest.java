@@ -175,14 +175,14 @@ class GroupCommitGatheringTest {
         assertFalse(leader.isAlive(), otherwise);
     }
 
-    private static void queue(GroupCommitProtocol.Gathering gathering, int writes) {
+    static void queue(GroupCommitProtocol.Gathering gathering, int writes) {
         for (int i = 0; i < writes; i++) {
             gathering.queued();
         }
     }
 
     /** As the protocol reports a batch of {@code writers} that shared one commit of {@code commitNanos} on average. */
-    private static void afterABatch(GroupCommitProtocol.Gathering gathering, int writers, long commitNanos) {
+    static void afterABatch(GroupCommitProtocol.Gathering gathering, int writers, long commitNanos) {
         queue(gathering, writers);
         for (int i = 0; i < writers; i++) {
             gathering.taken();

@@ -80,6 +80,46 @@ final class GroupCommitProtocol implements WriteProtocol {
     /** The longest a leader waits for the writers of the last batch to queue again. */
     private static final long MAX_GATHER_NANOS = 1_000_000;
 
+    /**
+     * The clock and the ways of waiting that both waits use, the leader's for its writers
+     * ({@link Gathering#awaitLastBatchWriters}) and a writer's for its batch
+     * ({@link #awaitDoneOrLeaderless}): the system's, or a test's whose clock moves only when the
+     * waiting thread yields or parks, so that a test holds each wait to its bounds to the
+     * nanosecond without measuring any time.
+     */
+    interface Waits {
+        long nanoTime();
+
+        void yieldCpu();
+
+        void parkNanos(Object blocker, long nanos);
+
+        /** Parks until unparked (or spuriously, or on an interrupt). */
+        void park(Object blocker);
+
+        Waits SYSTEM = new Waits() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void yieldCpu() {
+                Thread.yield();
+            }
+
+            @Override
+            public void parkNanos(Object blocker, long nanos) {
+                LockSupport.parkNanos(blocker, nanos);
+            }
+
+            @Override
+            public void park(Object blocker) {
+                LockSupport.park(blocker);
+            }
+        };
+    }
+
     private final ConditionalUpdateProtocol statements;
     private final ConcurrentLinkedQueue<Request<?>> pending = new ConcurrentLinkedQueue<>();
     private final ReentrantLock leadership = new ReentrantLock();
@@ -89,11 +129,12 @@ final class GroupCommitProtocol implements WriteProtocol {
         this.statements = new ConditionalUpdateProtocol(sql, LockingStrategy.Engine.SQLITE);
     }
 
-    private interface Write<T> {
+    interface Write<T> {
         T run(Session session) throws SQLException;
     }
 
-    private static final class Request<T> {
+    /** A queued write, and its outcome once a batch has run it. */
+    static final class Request<T> {
         final Write<T> write;
         final boolean several;
         final Thread waiter = Thread.currentThread();
@@ -168,10 +209,7 @@ final class GroupCommitProtocol implements WriteProtocol {
                     LockSupport.unpark(next.waiter);
                 }
             } else {
-                if (yieldUntilDoneOrLeaderless(request)) {
-                    continue;
-                }
-                LockSupport.park(this);
+                awaitDoneOrLeaderless(request, leadership, Waits.SYSTEM, this);
                 // The write is queued and may already be in a leader's transaction, so it cannot
                 // be abandoned: wait for its outcome and keep the interrupt for the caller.
                 interrupted |= Thread.interrupted();
@@ -187,15 +225,21 @@ final class GroupCommitProtocol implements WriteProtocol {
     }
 
     /**
-     * Yields while a leader runs, for at most {@link #YIELD_NANOS}; true if the write got done or the
-     * leadership came free meanwhile, so that its thread need not park.
+     * A writer's wait while a leader is at work: yields for at most {@link #YIELD_NANOS}, and then,
+     * unless its write got done or the leadership came free meanwhile, parks until the leader that
+     * ends its batch, or the one that gives the leadership up, wakes it. Its caller checks again
+     * whatever ended the wait (a park also ends spuriously, or on an interrupt).
+     *
+     * @param blocker what a parked writer is shown waiting on
      */
-    private boolean yieldUntilDoneOrLeaderless(Request<?> request) {
-        for (long until = System.nanoTime() + YIELD_NANOS; !request.done && leadership.isLocked()
-                && System.nanoTime() - until < 0; ) {
-            Thread.yield();
+    static void awaitDoneOrLeaderless(Request<?> request, ReentrantLock leadership, Waits waits, Object blocker) {
+        for (long until = waits.nanoTime() + YIELD_NANOS; !request.done && leadership.isLocked()
+                && waits.nanoTime() - until < 0; ) {
+            waits.yieldCpu();
         }
-        return request.done || !leadership.isLocked();
+        if (!request.done && leadership.isLocked()) {
+            waits.park(blocker);
+        }
     }
 
     /** Runs the queued writes in one transaction; returns them, each done with a result or a failure. */
@@ -248,36 +292,6 @@ final class GroupCommitProtocol implements WriteProtocol {
      * own, so that they can hold each wait to its bounds without timing it.
      */
     static class Gathering {
-
-        /**
-         * The clock and the two ways of waiting that {@link #awaitLastBatchWriters} uses: the
-         * system's, or a test's whose clock moves only when the leader yields or parks, so that a
-         * test holds the wait to its bounds to the nanosecond without measuring any time.
-         */
-        interface Waits {
-            long nanoTime();
-
-            void yieldCpu();
-
-            void parkNanos(Object blocker, long nanos);
-
-            Waits SYSTEM = new Waits() {
-                @Override
-                public long nanoTime() {
-                    return System.nanoTime();
-                }
-
-                @Override
-                public void yieldCpu() {
-                    Thread.yield();
-                }
-
-                @Override
-                public void parkNanos(Object blocker, long nanos) {
-                    LockSupport.parkNanos(blocker, nanos);
-                }
-            };
-        }
 
         private final long maxWaitNanos;
         private final long wakeUpNanos;

@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * How long {@link GroupCommitProtocol.Gathering}'s leader waits, to the nanosecond, on a clock
- * that moves only when the leader yields (by {@link #YIELD_STEP}) or parks (by what it asked for):
+ * that moves only when the leader yields or parks ({@link SteppedWaits}):
  * it yields for {@link GroupCommitProtocol#YIELD_NANOS} at most, then parks for the rest, and stops
  * when the commits that the missing writes would save have had their time, or at its cap. The
  * rules of whom it waits for are {@link GroupCommitGatheringTest}'s, with real threads; here no
@@ -19,43 +18,9 @@ import org.junit.jupiter.api.Test;
  */
 class GroupCommitGatheringBoundsTest {
 
-    /** What one yield costs on the test's clock. */
-    private static final long YIELD_STEP = 1_000;
+    private static final long YIELD_STEP = SteppedWaits.YIELD_STEP;
     private static final long MICROS = 1_000;
     private static final long NO_CAP = 10_000_000 * MICROS;
-
-    /** A clock that moves only when the leader yields or parks, and a record of both. */
-    private static final class SteppedWaits implements GroupCommitProtocol.Gathering.Waits {
-        /** Not zero, so that a deadline computed with the wrong sign cannot pass for a right one. */
-        static final long START = 5_000_000_000L;
-        long now = START;
-        int yields;
-        final List<Long> parks = new ArrayList<>();
-        /** What happens on the clock after each yield: a writer queues, for instance. */
-        Runnable afterEachYield = () -> { };
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void yieldCpu() {
-            yields++;
-            now += YIELD_STEP;
-            afterEachYield.run();
-        }
-
-        @Override
-        public void parkNanos(Object blocker, long nanos) {
-            parks.add(nanos);
-            now += nanos;
-        }
-
-        long waited() {
-            return now - START;
-        }
-    }
 
     private final SteppedWaits waits = new SteppedWaits();
 

@@ -132,7 +132,9 @@ class GroupCommitGatheringBoundsTest {
 
     /**
      * Runs the leader's wait (on a thread of JUnit's). A wait that stopped yielding or parking would
-     * spin on a clock that no longer moves: the preemptive timeout interrupts it, which ends its loops.
+     * spin on a clock that no longer moves: {@link SteppedWaits} fails it after a million reads, and
+     * the preemptive timeout (which interrupts it, ending its loops) catches one that spins without
+     * reading the clock.
      */
     private static void await(GroupCommitProtocol.Gathering gathering) {
         assertTimeoutPreemptively(Duration.ofSeconds(10), gathering::awaitLastBatchWriters,

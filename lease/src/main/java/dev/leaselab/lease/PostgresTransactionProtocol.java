@@ -42,12 +42,7 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         /** The job's row, with {@code SELECT (rule) ... FOR UPDATE}. */
         ROW,
         /** The job's advisory lock; the check is then a plain read. */
-        ADVISORY,
-        /**
-         * Nothing: a plain read, then the write. This is the check-then-act race, for negative
-         * controls in test code only; no {@link LockingStrategy} uses it.
-         */
-        NONE
+        ADVISORY
     }
 
     private final Lock lock;
@@ -101,9 +96,7 @@ final class PostgresTransactionProtocol implements WriteProtocol {
                 s.execute(QUEUE_LOCK);
             }
             List<String> picked = s.strings(pick, max, owner, now, until);
-            List<Lease> leases = lock == Lock.NONE
-                    ? writeEach(s, picked, owner, now, until)
-                    : claimPicked(s, picked, owner, now, until);
+            List<Lease> leases = claimPicked(s, picked, owner, now, until);
             s.commitTransaction();
             return leases;
         } catch (SQLException | RuntimeException e) {
@@ -140,18 +133,6 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         return leases;
     }
 
-    /** {@link Lock#NONE}'s write of each picked job, without a condition: the check-then-act race. */
-    private List<Lease> writeEach(Session s, List<String> picked, String owner, double now, double until) throws SQLException {
-        List<Lease> leases = new ArrayList<>();
-        for (String id : picked) {
-            OptionalLong fence = s.firstLong(statements.claimWrite(), id, owner, now, until);
-            if (fence.isPresent()) {
-                leases.add(new Lease(id, owner, fence.getAsLong(), until));
-            }
-        }
-        return leases;
-    }
-
     @Override
     public boolean renew(Session s, String id, String owner, long fence, double now, double until) throws SQLException {
         return inTransaction(s, id, () -> allowed(s, statements.renewCheck(), id, owner, fence, now, until)
@@ -168,19 +149,10 @@ final class PostgresTransactionProtocol implements WriteProtocol {
     public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
         s.beginTransaction();
         try {
-            List<Boolean> accepted;
-            if (lock == Lock.NONE) {
-                accepted = new ArrayList<>(completions.size());
-                for (Completion c : completions) {
-                    accepted.add(allowed(s, statements.completeCheck(), c.jobId(), c.owner(), c.fence(), now, c.result())
-                            && s.update(statements.completeWrite(), c.jobId(), c.owner(), c.fence(), now, c.result()) == 1);
-                }
-            } else {
-                if (lock == Lock.ADVISORY) {
-                    s.strings(advisoryLocks, (Object) completions.stream().map(Completion::jobId).toArray(String[]::new));
-                }
-                accepted = compareAndSet.completeEach(s, completions, now);
+            if (lock == Lock.ADVISORY) {
+                s.strings(advisoryLocks, (Object) completions.stream().map(Completion::jobId).toArray(String[]::new));
             }
+            List<Boolean> accepted = compareAndSet.completeEach(s, completions, now);
             s.commitTransaction();
             return accepted;
         } catch (SQLException | RuntimeException e) {

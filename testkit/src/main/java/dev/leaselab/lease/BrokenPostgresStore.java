@@ -14,12 +14,12 @@ public enum BrokenPostgresStore {
      * {@code SELECT} in its transaction, without {@code FOR UPDATE} or an advisory lock, and then
      * writes unconditionally. Under READ COMMITTED two claimants both read the lease as expired,
      * the second one's {@code UPDATE} waits for the first one's row lock and then overwrites its
-     * claim: two winners, two fences.
+     * claim: two winners, two fences ({@link CheckThenActWithoutLock}).
      */
     CHECK_THEN_ACT_WITHOUT_LOCK("CONTRACT 12 (CONTRACT 8 on PostgreSQL)") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
-            return new PostgresTransactionProtocol(sql, PostgresTransactionProtocol.Lock.NONE);
+            return new CheckThenActWithoutLock(sql);
         }
     },
 

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -31,14 +32,13 @@ final class TransactionProtocol implements WriteProtocol {
     private final String nextIds;
 
     /**
-     * @param begin the statement that opens the transaction, or null to run each statement in its
-     *     own autocommit transaction (a broken check-then-act, for negative controls only)
+     * @param begin the statement that opens the transaction
      * @param inProcessLock held around each write, or null
      * @param retryOnBusy whether to roll back and retry when SQLite reports the database busy
      * @param retryBudget how long retries may go on before the operation fails
      */
     TransactionProtocol(LeaseSql sql, String begin, Lock inProcessLock, boolean retryOnBusy, Duration retryBudget) {
-        this.begin = begin;
+        this.begin = Objects.requireNonNull(begin, "begin");
         this.inProcessLock = inProcessLock;
         this.retryOnBusy = retryOnBusy;
         this.retryBudgetNanos = retryBudget.toNanos();
@@ -109,9 +109,6 @@ final class TransactionProtocol implements WriteProtocol {
     }
 
     private <T> T inTransaction(Session s, Work<T> work) throws SQLException {
-        if (begin == null) {
-            return work.run();
-        }
         if (inProcessLock != null) {
             inProcessLock.lock();
         }

@@ -19,7 +19,7 @@ public enum BrokenPostgresStore {
     CHECK_THEN_ACT_WITHOUT_LOCK("CONTRACT 12 (CONTRACT 8 on PostgreSQL)") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql) {
-            return new CheckThenActWithoutLock(sql);
+            return new CheckThenActWithoutLock(sql, LockingStrategy.Engine.POSTGRESQL);
         }
     },
 

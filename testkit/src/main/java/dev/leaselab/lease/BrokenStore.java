@@ -194,12 +194,13 @@ public enum BrokenStore {
 
     /**
      * CONTRACT 8: check-then-act. Every write reads the row in one autocommit statement and writes in
-     * another, so two claimants can both see the lease expired and both win.
+     * another, so two claimants can both see the lease expired and both win
+     * ({@link CheckThenActWithoutLock}).
      */
     CLAIM_READ_THEN_WRITE("CONTRACT 8") {
         @Override
         WriteProtocol protocol(LockingStrategy strategy, LeaseSql sql, StoreOptions options) {
-            return new TransactionProtocol(sql, null, null, false, options.busyTimeout());
+            return new CheckThenActWithoutLock(sql, LockingStrategy.Engine.SQLITE);
         }
     },
 

@@ -6,23 +6,31 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * A broken protocol for the kill matrix: {@code PG_ROW_LOCK} and {@code PG_ADVISORY_LOCK} without
- * their locks. Every write runs in one READ COMMITTED transaction that checks the rule with a plain
+ * A broken protocol for the kill matrix: check-then-act. Every write checks the rule with a plain
  * {@code SELECT} and then writes unconditionally; claimNext picks with a plain {@code SELECT} and
- * writes each picked job the same way. Two claimants both read the lease as expired, the second
- * one's {@code UPDATE} waits for the first one's row lock and then overwrites its claim: two
- * winners, two fences.
+ * writes each picked job the same way. Two claimants both read the lease as expired and both
+ * write: two winners, two fences.
+ *
+ * <ul>
+ *   <li>On SQLite ({@link BrokenStore#CLAIM_READ_THEN_WRITE}) each statement is its own autocommit
+ *       transaction, so the read and the write are two transactions.
+ *   <li>On PostgreSQL ({@link BrokenPostgresStore#CHECK_THEN_ACT_WITHOUT_LOCK}) they share one READ
+ *       COMMITTED transaction that takes no lock first: the second claimant's {@code UPDATE} waits
+ *       for the first one's row lock and then overwrites its claim.
+ * </ul>
  */
 final class CheckThenActWithoutLock implements WriteProtocol {
 
+    private final boolean inOneTransaction;
     private final String enqueue;
     private final CheckedWrites statements;
     private final String pick;
 
-    CheckThenActWithoutLock(LeaseSql sql) {
+    CheckThenActWithoutLock(LeaseSql sql, LockingStrategy.Engine engine) {
+        this.inOneTransaction = engine == LockingStrategy.Engine.POSTGRESQL;
         this.enqueue = sql.enqueue();
         this.statements = CheckedWrites.of(sql, LeaseSql::check);
-        this.pick = sql.nextClaimableIds(LockingStrategy.Engine.POSTGRESQL);
+        this.pick = sql.nextClaimableIds(engine);
     }
 
     @Override
@@ -88,7 +96,10 @@ final class CheckThenActWithoutLock implements WriteProtocol {
         T run() throws SQLException;
     }
 
-    private static <T> T inTransaction(Session s, Work<T> work) throws SQLException {
+    private <T> T inTransaction(Session s, Work<T> work) throws SQLException {
+        if (!inOneTransaction) {
+            return work.run();
+        }
         s.beginTransaction();
         try {
             T result = work.run();

@@ -87,6 +87,8 @@ public final class ClaimManyProbe {
 
     /** Runs one owner's claim, on whatever thread runs it, and stamps when it began and ended. */
     public <T> T stamp(String owner, Supplier<T> claim) {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(claim, "claim");
         if (claims == null) {
             return claim.get();
         }

@@ -188,8 +188,13 @@ final class GroupCommitProtocol implements WriteProtocol {
         return submit(session, false, write);
     }
 
-    /** @param several whether the write runs several statements, which then need a transaction even alone */
-    private <T> T submit(Session session, boolean several, Write<T> write) throws SQLException {
+    /**
+     * Queues the write and returns its outcome once a batch, led by this thread or another, has run
+     * it. Package-private so that a test can queue writes that fail as no statement can.
+     *
+     * @param several whether the write runs several statements, which then need a transaction even alone
+     */
+    <T> T submit(Session session, boolean several, Write<T> write) throws SQLException {
         Request<T> request = new Request<>(write, several);
         pending.add(request);
         gathering.queued();
@@ -270,7 +275,9 @@ final class GroupCommitProtocol implements WriteProtocol {
         } catch (SQLException e) {
             session.rollbackQuietly();
             failure = e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too: the batch's other writers wait for their requests to be done, and
+            // nobody else would ever mark them so.
             session.rollbackQuietly();
             failure = new SQLException("a write in the batch failed", e);
         }

@@ -55,6 +55,7 @@ abstract class JdbcLeaseStore implements LeaseStore {
     /** Closes the connections; called once by {@link #close()}. */
     abstract void closeConnections();
 
+    /** The locking strategy this store writes with. */
     public LockingStrategy strategy() {
         return strategy;
     }

@@ -14,6 +14,10 @@ package dev.leaselab.lease;
 public class LeaseStoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param message what failed, naming the database
+     * @param cause the driver's exception, or null when the store itself found the failure
+     */
     public LeaseStoreException(String message, Throwable cause) {
         super(message, cause);
     }

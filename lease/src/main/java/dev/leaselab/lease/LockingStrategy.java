@@ -2,6 +2,7 @@ package dev.leaselab.lease;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -106,6 +107,7 @@ public enum LockingStrategy {
 
     /** The strategies of one engine, in declaration order. */
     public static List<LockingStrategy> of(Engine engine) {
+        Objects.requireNonNull(engine, "engine");
         return Arrays.stream(values()).filter(s -> s.engine == engine).toList();
     }
 

@@ -166,6 +166,7 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         return redact(jdbcUrl);
     }
 
+    /** The options this store was opened with. */
     public PostgresOptions options() {
         return options;
     }
@@ -211,6 +212,6 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
      * use this one rule for theirs.
      */
     public static String redact(String jdbcUrl) {
-        return PASSWORD.matcher(jdbcUrl).replaceAll("$1***");
+        return PASSWORD.matcher(Objects.requireNonNull(jdbcUrl, "jdbcUrl")).replaceAll("$1***");
     }
 }

@@ -24,6 +24,7 @@ public record PostgresOptions(int poolSize, Duration statementTimeout, Duration 
         return new PostgresOptions(16, Duration.ofSeconds(5), Duration.ofSeconds(5));
     }
 
+    /** Checks every option: a bad one is refused with an exception that names it. */
     public PostgresOptions {
         if (poolSize < 1) {
             throw new IllegalArgumentException("poolSize must be at least 1: " + poolSize);
@@ -36,21 +37,29 @@ public record PostgresOptions(int poolSize, Duration statementTimeout, Duration 
         }
     }
 
+    /** As these options, with {@link #poolSize()} set to {@code size}. */
     public PostgresOptions withPoolSize(int size) {
         return new PostgresOptions(size, statementTimeout, connectTimeout);
     }
 
+    /** As these options, with {@link #statementTimeout()} set to {@code timeout}. */
     public PostgresOptions withStatementTimeout(Duration timeout) {
         return new PostgresOptions(poolSize, timeout, connectTimeout);
     }
 
+    /** As these options, with {@link #connectTimeout()} set to {@code timeout}. */
     public PostgresOptions withConnectTimeout(Duration timeout) {
         return new PostgresOptions(poolSize, statementTimeout, timeout);
     }
 
+    private static final Duration SHORTEST_TIMEOUT = Duration.ofMillis(1);
+    private static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
     private static void requirePositive(String name, Duration value) {
         Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero() || value.toMillis() > Integer.MAX_VALUE) {
+        // Compared as Durations: toMillis() would truncate a fraction of a millisecond to 0, which
+        // PostgreSQL's statement_timeout reads as no timeout at all, and overflow on a huge one.
+        if (value.compareTo(SHORTEST_TIMEOUT) < 0 || value.compareTo(LONGEST_TIMEOUT) > 0) {
             throw new IllegalArgumentException(name + " must be between 1 and " + Integer.MAX_VALUE + " ms: " + value);
         }
     }

@@ -81,7 +81,14 @@ final class Session implements AutoCloseable {
             return statement.executeBatch();
         } catch (SQLException | RuntimeException e) {
             // The statement stays cached: a batch left half-built would run with the next one.
-            statement.clearBatch();
+            try {
+                statement.clearBatch();
+            } catch (SQLException notCleared) {
+                // The caller needs the batch's own error; a connection that cannot even clear a
+                // batch goes no further than this operation.
+                e.addSuppressed(notCleared);
+                broken = true;
+            }
             throw e;
         }
     }

@@ -72,6 +72,7 @@ public final class SqliteLeaseStore extends JdbcLeaseStore {
         return file;
     }
 
+    /** The options this store was opened with. */
     public StoreOptions options() {
         return options;
     }

@@ -122,6 +122,7 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
                 DEFAULT_LONGEST_BUSY_SLEEP);
     }
 
+    /** Checks every option: a bad one is refused with an exception that names it. */
     public StoreOptions {
         Objects.requireNonNull(journalMode, "journalMode");
         Objects.requireNonNull(synchronous, "synchronous");
@@ -145,27 +146,33 @@ public record StoreOptions(JournalMode journalMode, Synchronous synchronous, Dur
 
     private static void requireBusyTimeout(Duration busyTimeout) {
         Objects.requireNonNull(busyTimeout, "busyTimeout");
-        if (busyTimeout.isNegative() || busyTimeout.toMillis() > Integer.MAX_VALUE) {
+        // Compared as Durations: toMillis() overflows on a huge one.
+        if (busyTimeout.isNegative() || busyTimeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
             throw new IllegalArgumentException("busyTimeout must be between 0 and " + Integer.MAX_VALUE + " ms: " + busyTimeout);
         }
     }
 
+    /** As these options, with {@link #journalMode()} set to {@code mode}. */
     public StoreOptions withJournalMode(JournalMode mode) {
         return new StoreOptions(mode, synchronous, busyTimeout, poolSize, busyWait, longestBusySleep);
     }
 
+    /** As these options, with {@link #synchronous()} set to {@code sync}. */
     public StoreOptions withSynchronous(Synchronous sync) {
         return new StoreOptions(journalMode, sync, busyTimeout, poolSize, busyWait, longestBusySleep);
     }
 
+    /** As these options, with {@link #busyTimeout()} set to {@code timeout}. */
     public StoreOptions withBusyTimeout(Duration timeout) {
         return new StoreOptions(journalMode, synchronous, timeout, poolSize, busyWait, longestBusySleep);
     }
 
+    /** As these options, with {@link #poolSize()} set to {@code size}. */
     public StoreOptions withPoolSize(int size) {
         return new StoreOptions(journalMode, synchronous, busyTimeout, size, busyWait, longestBusySleep);
     }
 
+    /** As these options, with {@link #busyWait()} set to {@code wait}. */
     public StoreOptions withBusyWait(BusyWait wait) {
         return new StoreOptions(journalMode, synchronous, busyTimeout, poolSize, wait, longestBusySleep);
     }

@@ -16,6 +16,8 @@ class OptionsBoundariesTest {
 
     private static final Duration LONGEST = Duration.ofMillis(Integer.MAX_VALUE);
     private static final Duration TOO_LONG = LONGEST.plusMillis(1);
+    /** Past what {@link Duration#toMillis()} can return: a range check that converts first overflows. */
+    private static final Duration HUGE = Duration.ofSeconds(Long.MAX_VALUE);
 
     @Test
     void sqliteOptionsTakeOneConnectionAndBusyTimeoutsFromZeroToIntMaxMilliseconds() {
@@ -28,6 +30,8 @@ class OptionsBoundariesTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withBusyTimeout(TOO_LONG))
                 .getMessage().startsWith("busyTimeout must be between 0 and 2147483647 ms"));
         assertEquals("busyTimeout", assertThrows(NullPointerException.class, () -> defaults.withBusyTimeout(null)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withBusyTimeout(HUGE))
+                .getMessage().startsWith("busyTimeout must be between 0 and 2147483647 ms"));
     }
 
     @Test
@@ -69,6 +73,14 @@ class OptionsBoundariesTest {
                 assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ofMillis(-1))).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(TOO_LONG))
                 .getMessage().startsWith("statementTimeout must be between 1 and 2147483647 ms"));
+        // In whole milliseconds this is 0, and SET statement_timeout = 0 would switch the timeout off.
+        assertEquals("statementTimeout must be between 1 and 2147483647 ms: PT0.000999999S",
+                assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(Duration.ofNanos(999_999)))
+                        .getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withStatementTimeout(HUGE))
+                .getMessage().startsWith("statementTimeout must be between 1 and 2147483647 ms"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> defaults.withConnectTimeout(HUGE))
+                .getMessage().startsWith("connectTimeout must be between 1 and 2147483647 ms"));
         assertEquals(Duration.ofMillis(250), defaults.withConnectTimeout(Duration.ofMillis(250)).connectTimeout());
         assertEquals("connectTimeout must be at least 250 ms: PT0.249S",
                 assertThrows(IllegalArgumentException.class, () -> defaults.withConnectTimeout(Duration.ofMillis(249))).getMessage());

@@ -1,12 +1,18 @@
 package dev.leaselab.lease;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.OptionalLong;
@@ -114,13 +120,53 @@ class SessionTest {
     void aRollbackThatFailsWithoutAMessageRetiresTheConnection() {
         // A driver may throw an SQLException without a message; only SQLite's own "no transaction
         // is active" keeps the connection.
-        Connection refusing = (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        Connection refusing = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     throw new SQLException();
                 });
         Session failing = new Session(refusing);
         failing.rollbackQuietly();
         assertFalse(failing.reusable());
+    }
+
+    @Test
+    void aBatchThatFailsAndCannotBeClearedThrowsItsOwnErrorAndRetiresTheConnection() {
+        SQLException batchFailed = new SQLException("the batch failed");
+        SQLException notCleared = new SQLException("clearBatch failed");
+        // The in-memory database's own statements, but for the batch's last two steps.
+        Connection failingBatches = delegate(Connection.class, (method, args) -> {
+            Object real = method.invoke(connection, args);
+            return method.getName().equals("prepareStatement")
+                    ? delegate(PreparedStatement.class, (statementMethod, statementArgs) -> switch (statementMethod.getName()) {
+                        case "executeBatch" -> throw batchFailed;
+                        case "clearBatch" -> throw notCleared;
+                        default -> statementMethod.invoke(real, statementArgs);
+                    })
+                    : real;
+        });
+        Session failing = new Session(failingBatches);
+
+        SQLException thrown = assertThrows(SQLException.class,
+                () -> failing.updateEach("UPDATE t SET x = ?1", List.<Object[]>of(new Object[] {1}, new Object[] {2})));
+
+        assertSame(batchFailed, thrown, "the batch's own error, not the clearBatch's");
+        assertArrayEquals(new Throwable[] {notCleared}, thrown.getSuppressed());
+        assertFalse(failing.reusable(), "its cached statement may still hold the half-built batch");
+    }
+
+    private interface Call {
+        Object answer(Method method, Object[] args) throws Throwable;
+    }
+
+    /** A {@code type} that answers each call with {@code call}, which may pass it on to a real one. */
+    private static <T> T delegate(Class<T> type, Call call) {
+        return type.cast(Proxy.newProxyInstance(SessionTest.class.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            try {
+                return call.answer(method, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }));
     }
 
     @Test

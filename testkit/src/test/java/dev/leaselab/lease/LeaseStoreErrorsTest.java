@@ -157,6 +157,7 @@ class LeaseStoreErrorsTest {
                 bad("result", s -> s.complete("j", "A", 1, 110, null)),
                 bad("completions", s -> s.completeAll(null, 110)),
                 bad("completions[1]", s -> s.completeAll(Arrays.asList(new Completion("j", "A", 1, "r"), null), 110)),
+                // Refused by Completion itself, before any store: the rule a store's own completions follow.
                 bad("result", s -> s.completeAll(List.of(new Completion("j", "A", 1, null)), 110)),
                 bad("jobId", s -> s.release(null, "A", 1)),
                 bad("owner", s -> s.release("j", null, 1)),

@@ -5,6 +5,7 @@ import dev.leaselab.lease.StoreOptions;
 import dev.leaselab.lease.StoreOptions.BusyWait;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.lease.LockingStrategy.Engine;
+import dev.leaselab.testkit.process.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -543,8 +544,8 @@ public final class MultiProcessMain implements Callable<Integer> {
                 for (int p = 0; p < split.processes(); p++) {
                     Path output = dir.resolve("process-" + p + ".json");
                     outputs.add(output);
-                    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                            "-cp", System.getProperty("java.class.path")));
+                    List<String> command = new ArrayList<>(List.of(ChildJvm.java(),
+                            "-cp", ChildJvm.classPath()));
                     command.addAll(Storage.childJvmProperties());
                     command.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
                     if (timelines != null) {

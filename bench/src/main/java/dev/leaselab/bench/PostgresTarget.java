@@ -2,6 +2,7 @@ package dev.leaselab.bench;
 
 import dev.leaselab.lease.LockingStrategy.Engine;
 import dev.leaselab.testkit.Database;
+import dev.leaselab.testkit.PostgresServer;
 import dev.leaselab.testkit.PostgresUrl;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -30,7 +31,7 @@ final class PostgresTarget {
     static final String URL_PROPERTY = PostgresUrl.PROPERTY;
     static final String URL_ENVIRONMENT = PostgresUrl.ENVIRONMENT;
     /** {@code -Dleaselab.postgres=skip}: the tests may run without a server (as in the lease module). */
-    static final String MODE_PROPERTY = "leaselab.postgres";
+    static final String MODE_PROPERTY = PostgresServer.MODE_PROPERTY;
 
     /** How long probing the server may take before the run is refused: a server that takes longer is not fit to measure. */
     private static final int CONNECT_TIMEOUT_SECONDS = 5;

@@ -13,11 +13,11 @@ import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.Lease;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.lease.LockingStrategy;
+import dev.leaselab.testkit.process.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -232,8 +232,8 @@ final class ProcessZombie {
         }
 
         static Child start(List<String> args) throws IOException {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path")));
+            List<String> command = new ArrayList<>(List.of(ChildJvm.java(),
+                    "-cp", ChildJvm.classPath()));
             // The child runs under this JVM's busy settings, the longest sleep among them.
             command.addAll(Storage.childJvmProperties());
             command.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.leaselab.testkit.process.ChildJvm;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -28,8 +29,8 @@ final class ResultJvm {
      * @return null if it exited with 0 and wrote {@code json}; otherwise what went wrong, naming the log
      */
     private static String run(Profile profile, String mainClass, List<String> arguments, Path json, Path log) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(ChildJvm.java(),
+                "-cp", ChildJvm.classPath(),
                 "-D" + Storage.BUSY_WAIT_PROPERTY + "=" + profile.busyWait().name(),
                 "-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR",
                 "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir")));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.testkit.Database;
 import dev.leaselab.testkit.ProtocolLeaseStore;
+import dev.leaselab.testkit.process.ChildJvm;
 import java.util.List;
 import java.util.Objects;
 

@@ -3,6 +3,7 @@ package dev.leaselab.stress;
 import dev.leaselab.lease.BrokenStore;
 import dev.leaselab.lease.LockingStrategy;
 import dev.leaselab.stress.jcstress.SharedStores;
+import dev.leaselab.testkit.process.ChildJvm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -4,10 +4,9 @@ import dev.leaselab.lease.JobState;
 import dev.leaselab.powerloss.ForgetfulMount;
 import dev.leaselab.testkit.Database;
 import dev.leaselab.testkit.PostgresServer;
+import dev.leaselab.testkit.process.Processes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -21,13 +20,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A PostgreSQL server whose data directory lives on a {@link ForgetfulMount}, for the power-loss
@@ -121,14 +118,14 @@ final class PowerLossPostgres implements AutoCloseable {
             List<String> initdb = new ArrayList<>(asServerUser);
             initdb.addAll(List.of(bin.resolve("initdb").toString(), "-D", template.toString(), "-U", SERVER_USER,
                     "--auth=trust", "-E", "UTF8", "--locale=C", "--wal-segsize=1", "--no-sync"));
-            execute(initdb, 300);
+            Processes.run(initdb, 300);
             disk = ForgetfulMount.start(scratch.resolve("backing"), scratch.resolve("mnt"));
-            execute(List.of("cp", "-R", "--preserve=mode,ownership", template.toString(),
+            Processes.run(List.of("cp", "-R", "--preserve=mode,ownership", template.toString(),
                     disk.mountPoint().resolve("pgdata").toString()), 300);
-            deleteTree(template);
+            Processes.deleteTree(template);
             // What cp wrote is in the layer's memory only: a cluster shut down cleanly is on the disk.
             disk.syncAll();
-            server = new PowerLossPostgres(storage, bin, scratch, dir.resolve("server.log"), asServerUser, disk, freePort());
+            server = new PowerLossPostgres(storage, bin, scratch, dir.resolve("server.log"), asServerUser, disk, Processes.freeLoopbackPort());
             server.launch();
             return server;
         } catch (IOException | RuntimeException e) {
@@ -332,7 +329,7 @@ final class PowerLossPostgres implements AutoCloseable {
                 } catch (IOException e) {
                     System.err.println("could not keep the server's log " + log + ": " + e.getMessage());
                 }
-                deleteTree(scratch);
+                Processes.deleteTree(scratch);
             }
         }
     }
@@ -385,44 +382,6 @@ final class PowerLossPostgres implements AutoCloseable {
             return String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void execute(List<String> command, long timeoutSeconds) throws IOException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            byte[] output = process.getInputStream().readAllBytes();
-            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
-            }
-            if (process.exitValue() != 0) {
-                throw new IOException(String.join(" ", command) + " failed with exit code " + process.exitValue() + ": "
-                        + new String(output, StandardCharsets.UTF_8));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-            throw new IOException("interrupted while running " + String.join(" ", command), e);
-        }
-    }
-
-    private static void deleteTree(Path tree) {
-        if (!Files.exists(tree)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(tree)) {
-            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException e) {
-            System.err.println("could not delete " + tree + ": " + e.getMessage());
         }
     }
 }

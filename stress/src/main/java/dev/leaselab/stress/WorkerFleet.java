@@ -1,5 +1,6 @@
 package dev.leaselab.stress;
 
+import dev.leaselab.testkit.process.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,9 +1,6 @@
 package dev.leaselab.testkit;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +13,11 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import dev.leaselab.lease.PostgresLeaseStore;
+import dev.leaselab.testkit.process.Processes;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -329,7 +326,7 @@ public final class PostgresServer implements AutoCloseable {
             List<String> runAs = List.of();
             if ("root".equals(System.getProperty("user.name"))) {
                 runAs = List.of("runuser", "-u", "postgres", "--");
-                run(List.of("chown", "-R", "postgres:postgres", dir.toString()), 30);
+                Processes.run(List.of("chown", "-R", "postgres:postgres", dir.toString()), 30);
             }
             Cluster cluster = new Cluster(bin, dir, runAs);
             try {
@@ -347,14 +344,14 @@ public final class PostgresServer implements AutoCloseable {
         }
 
         private void initdb() throws IOException {
-            run(command(bin.resolve("initdb").toString(), "-D", data.toString(), "--username=" + USER,
+            Processes.run(command(bin.resolve("initdb").toString(), "-D", data.toString(), "--username=" + USER,
                     "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"), 300);
         }
 
         private void startOnAFreePort() throws IOException {
             IOException last = null;
             for (int attempt = 0; attempt < 5; attempt++) {
-                port = freePort();
+                port = Processes.freeLoopbackPort();
                 try {
                     start();
                     return;
@@ -371,7 +368,7 @@ public final class PostgresServer implements AutoCloseable {
                     + " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
                     + " -c max_connections=300";
             try {
-                run(command(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
+                Processes.run(command(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
                         "-w", "-t", "300", "-o", options, "start"), 330);
             } catch (IOException e) {
                 throw new IOException(e.getMessage() + "\nserver log:\n" + tail(dir.resolve("server.log")), e);
@@ -379,7 +376,7 @@ public final class PostgresServer implements AutoCloseable {
         }
 
         public void stop() throws IOException {
-            run(command(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "fast", "-w", "-t", "120", "stop"), 150);
+            Processes.run(command(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "fast", "-w", "-t", "120", "stop"), 150);
         }
 
         /** Stops the server if it runs and deletes its directory; best effort, for hooks and cleanup. */
@@ -391,7 +388,7 @@ public final class PostgresServer implements AutoCloseable {
                     System.err.println("could not stop the test PostgreSQL server in " + dir + ": " + e.getMessage());
                 }
             }
-            deleteRecursively(dir);
+            Processes.deleteTree(dir);
         }
 
         /** Stops and deletes the servers of test JVMs that are gone. */
@@ -433,56 +430,12 @@ public final class PostgresServer implements AutoCloseable {
             return command;
         }
 
-        private static int freePort() throws IOException {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                return socket.getLocalPort();
-            }
-        }
-
-        private static void run(List<String> command, long timeoutSeconds) throws IOException {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            try {
-                // pg_ctl's server keeps no handle on this pipe (its output goes to the log file),
-                // so reading to the end returns when pg_ctl itself is done.
-                byte[] output = process.getInputStream().readAllBytes();
-                if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    throw new IOException(String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
-                }
-                if (process.exitValue() != 0) {
-                    throw new IOException(String.join(" ", command) + " failed with exit code " + process.exitValue()
-                            + ":\n" + new String(output, StandardCharsets.UTF_8));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-                throw new IOException("interrupted while running " + String.join(" ", command), e);
-            }
-        }
-
         private static String tail(Path log) {
             try {
                 List<String> lines = Files.readAllLines(log);
                 return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
             } catch (IOException e) {
                 return "(no log: " + e.getMessage() + ")";
-            }
-        }
-
-        private static void deleteRecursively(Path dir) {
-            if (!Files.exists(dir)) {
-                return;
-            }
-            try (Stream<Path> paths = Files.walk(dir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                    try {
-                        Files.deleteIfExists(p);
-                    } catch (IOException e) {
-                        // Best effort: a file we cannot delete stays in the temporary directory.
-                    }
-                });
-            } catch (IOException e) {
-                System.err.println("could not delete " + dir + ": " + e.getMessage());
             }
         }
     }

@@ -1,4 +1,4 @@
-package dev.leaselab.stress;
+package dev.leaselab.testkit.process;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

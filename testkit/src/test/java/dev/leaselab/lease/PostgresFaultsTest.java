@@ -2,6 +2,7 @@ package dev.leaselab.lease;
 
 import dev.leaselab.testkit.Database;
 import dev.leaselab.testkit.PostgresServer;
+import dev.leaselab.testkit.process.Processes;
 import java.util.SortedMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,8 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -118,19 +117,28 @@ class PostgresFaultsTest {
                     () -> store.renew("j", "A", 1, 110, TTL),
                     () -> store.complete("j", "A", 1, 110, "r"),
                     () -> store.release("j", "A", 1),
-                    () -> store.claimMany("j", List.of("B", "C"), 200, TTL));
+                    () -> store.claimMany("j", List.of("B", "C"), 200, TTL),
+                    () -> store.completeAll(List.of(new Completion("j", "A", 1, "r")), 110));
             for (Executable write : writes) {
                 LeaseStoreException e = assertThrows(LeaseStoreException.class, write);
                 assertTrue(e.getMessage().contains(db.label()), e.getMessage());
                 assertInstanceOf(SQLException.class, e.getCause());
+            }
+            // claimNext passes a locked row by (FOR UPDATE SKIP LOCKED), but PG_ADVISORY_LOCK picks
+            // under its advisory locks, without the row's, and its claim must wait for the row.
+            if (strategy == LockingStrategy.PG_ADVISORY_LOCK) {
+                LeaseStoreException e = assertThrows(LeaseStoreException.class, () -> store.claimNext("B", 200, TTL, 1));
+                assertInstanceOf(SQLException.class, e.getCause());
+            } else {
+                assertEquals(List.of(), store.claimNext("B", 200, TTL, 1));
             }
             // Readers do not wait for writers: the store still reads the committed row.
             assertEquals(new JobState("j", "A", 130, 1, null, false), store.state("j").orElseThrow());
             other.rollback();
         }
         assertEquals(before, db.rows());
-        // Once the lock is gone the same store works again.
-        assertEquals(OptionalLong.of(2), store.claim("j", "B", 200, TTL));
+        // Once the lock is gone the same store works again, the queue's advisory lock included.
+        assertEquals(List.of(new Lease("j", "B", 2, 200 + TTL)), store.claimNext("B", 200, TTL, 1));
     }
 
     // ---- a connection terminated by the server ----
@@ -243,8 +251,6 @@ class PostgresFaultsTest {
     }
 
     private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return Processes.freeLoopbackPort();
     }
 }

@@ -19,6 +19,9 @@ import java.util.Objects;
  */
 public record PostgresOptions(int poolSize, Duration statementTimeout, Duration connectTimeout) {
 
+    private static final Duration SHORTEST_TIMEOUT = Duration.ofMillis(1);
+    private static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
     /** 16 connections, a 5 s statement timeout and a 5 s connect timeout. */
     public static PostgresOptions defaults() {
         return new PostgresOptions(16, Duration.ofSeconds(5), Duration.ofSeconds(5));
@@ -51,9 +54,6 @@ public record PostgresOptions(int poolSize, Duration statementTimeout, Duration 
     public PostgresOptions withConnectTimeout(Duration timeout) {
         return new PostgresOptions(poolSize, statementTimeout, timeout);
     }
-
-    private static final Duration SHORTEST_TIMEOUT = Duration.ofMillis(1);
-    private static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
     private static void requirePositive(String name, Duration value) {
         Objects.requireNonNull(value, name);

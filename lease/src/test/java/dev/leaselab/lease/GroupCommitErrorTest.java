@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -51,7 +52,7 @@ class GroupCommitErrorTest {
             awaitUninterruptibly(leadMayEnd);
             return "lead";
         });
-        leadRunning.await(30, TimeUnit.SECONDS);
+        assertTrue(leadRunning.await(30, TimeUnit.SECONDS), "the lone write never ran");
         Writer fine = writer("fine", protocol, session -> "fine");
         ThreadWaits.awaitParkedInSubmit(fine.thread);
         Writer failing = writer("boom", protocol, session -> {

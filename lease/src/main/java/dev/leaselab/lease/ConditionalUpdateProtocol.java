@@ -93,15 +93,7 @@ final class ConditionalUpdateProtocol implements WriteProtocol {
                 throw e;
             }
         }
-        s.beginTransaction();
-        try {
-            List<Boolean> accepted = completeEach(s, completions, now);
-            s.commitTransaction();
-            return accepted;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+        return s.inTransaction(() -> completeEach(s, completions, now));
     }
 
     /**

@@ -149,16 +149,12 @@ public final class PostgresLeaseStore extends JdbcLeaseStore {
         if (s.firstBoolean("SELECT to_regclass('jobs') IS NOT NULL AND to_regclass('" + LeaseSql.QUEUE_INDEX + "') IS NOT NULL")) {
             return;
         }
-        s.beginTransaction();
-        try {
+        s.inTransaction(() -> {
             s.execute(SCHEMA_LOCK);
             s.execute(sql.createPostgresTable());
             s.execute(LeaseSql.createQueueIndex(LockingStrategy.Engine.POSTGRESQL));
-            s.commitTransaction();
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+            return null;
+        });
     }
 
     /** The JDBC URL of this store's database, with any password in it masked. */

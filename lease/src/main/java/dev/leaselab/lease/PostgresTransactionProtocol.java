@@ -90,19 +90,12 @@ final class PostgresTransactionProtocol implements WriteProtocol {
 
     @Override
     public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
-        s.beginTransaction();
-        try {
+        return s.inTransaction(() -> {
             if (lock == Lock.ADVISORY) {
                 s.execute(QUEUE_LOCK);
             }
-            List<String> picked = s.strings(pick, max, owner, now, until);
-            List<Lease> leases = claimPicked(s, picked, owner, now, until);
-            s.commitTransaction();
-            return leases;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+            return claimPicked(s, s.strings(pick, max, owner, now, until), owner, now, until);
+        });
     }
 
     /** The picked jobs, locked, claimed in one statement where the rule still holds; in the order picked. */
@@ -147,18 +140,12 @@ final class PostgresTransactionProtocol implements WriteProtocol {
 
     @Override
     public List<Boolean> completeAll(Session s, List<Completion> completions, double now) throws SQLException {
-        s.beginTransaction();
-        try {
+        return s.inTransaction(() -> {
             if (lock == Lock.ADVISORY) {
                 s.strings(advisoryLocks, (Object) completions.stream().map(Completion::jobId).toArray(String[]::new));
             }
-            List<Boolean> accepted = compareAndSet.completeEach(s, completions, now);
-            s.commitTransaction();
-            return accepted;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+            return compareAndSet.completeEach(s, completions, now);
+        });
     }
 
     @Override
@@ -172,22 +159,13 @@ final class PostgresTransactionProtocol implements WriteProtocol {
         return lock == Lock.ROW ? s.firstBoolean(check, arguments) : s.exists(check, arguments);
     }
 
-    private interface Work<T> {
-        T run() throws SQLException;
-    }
-
-    private <T> T inTransaction(Session s, String id, Work<T> work) throws SQLException {
-        s.beginTransaction();
-        try {
+    /** The work in a transaction that first takes the job's advisory lock, if that is the lock. */
+    private <T> T inTransaction(Session s, String id, Session.Work<T> work) throws SQLException {
+        return s.inTransaction(() -> {
             if (lock == Lock.ADVISORY) {
                 s.execute(advisoryLock, id);
             }
-            T result = work.run();
-            s.commitTransaction();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+            return work.run();
+        });
     }
 }

@@ -176,6 +176,27 @@ final class Session implements AutoCloseable {
         connection.setAutoCommit(false);
     }
 
+    /** Statements run on a session, as one piece of work. */
+    interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Runs the work in a transaction of {@link #beginTransaction()}: commits it when the work
+     * returns, rolls it back ({@link #rollbackTransactionQuietly()}) and throws on when it throws.
+     */
+    <T> T inTransaction(Work<T> work) throws SQLException {
+        beginTransaction();
+        try {
+            T result = work.run();
+            commitTransaction();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            rollbackTransactionQuietly();
+            throw e;
+        }
+    }
+
     /** Commits the transaction of {@link #beginTransaction()} and goes back to autocommit. */
     void commitTransaction() throws SQLException {
         connection.commit();

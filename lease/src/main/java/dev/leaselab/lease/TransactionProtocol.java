@@ -104,11 +104,7 @@ final class TransactionProtocol implements WriteProtocol {
                 && s.update(statements.releaseWrite(), id, owner, fence) == 1);
     }
 
-    private interface Work<T> {
-        T run() throws SQLException;
-    }
-
-    private <T> T inTransaction(Session s, Work<T> work) throws SQLException {
+    private <T> T inTransaction(Session s, Session.Work<T> work) throws SQLException {
         if (inProcessLock != null) {
             inProcessLock.lock();
         }

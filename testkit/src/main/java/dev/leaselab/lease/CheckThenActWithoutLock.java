@@ -92,22 +92,7 @@ final class CheckThenActWithoutLock implements WriteProtocol {
                 && s.update(statements.completeWrite(), id, owner, fence, now, result) == 1;
     }
 
-    private interface Work<T> {
-        T run() throws SQLException;
-    }
-
-    private <T> T inTransaction(Session s, Work<T> work) throws SQLException {
-        if (!inOneTransaction) {
-            return work.run();
-        }
-        s.beginTransaction();
-        try {
-            T result = work.run();
-            s.commitTransaction();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+    private <T> T inTransaction(Session s, Session.Work<T> work) throws SQLException {
+        return inOneTransaction ? s.inTransaction(work) : work.run();
     }
 }

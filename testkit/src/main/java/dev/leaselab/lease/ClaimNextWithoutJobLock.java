@@ -21,15 +21,9 @@ final class ClaimNextWithoutJobLock extends ClaimNextReadThenWrite {
     /** The read-then-write pick and claims, inside one transaction that holds the queue lock. */
     @Override
     public List<Lease> claimNext(Session s, String owner, double now, double until, int max) throws SQLException {
-        s.beginTransaction();
-        try {
+        return s.inTransaction(() -> {
             s.execute(PostgresTransactionProtocol.QUEUE_LOCK);
-            List<Lease> leases = super.claimNext(s, owner, now, until, max);
-            s.commitTransaction();
-            return leases;
-        } catch (SQLException | RuntimeException e) {
-            s.rollbackTransactionQuietly();
-            throw e;
-        }
+            return super.claimNext(s, owner, now, until, max);
+        });
     }
 }

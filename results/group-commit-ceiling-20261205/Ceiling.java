@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Run (sqlite-jdbc from the benchmarks jar; the statements are the store's, copied here):
  *     java -cp bench/target/benchmarks.jar results/group-commit-ceiling-20261205/Ceiling.java WAL_NORMAL 40
  * A third argument lists the claims per transaction (default 1,8,64), e.g. 1,2,8 for
- * ../group-commit-partner-20261205.
+ * ../group-commit-partner-20261205. Since 2026-12-07 it also prints where a transaction's time
+ * went, per claims per transaction: its BEGIN, its statements and its COMMIT (../group-commit-time-20261207).
  */
 public class Ceiling {
 
@@ -114,21 +117,35 @@ public class Ceiling {
                     perTransaction[k], median(over8), percentile(over8, 0.1), percentile(over8, 0.9),
                     median(over1), percentile(over1, 0.1), percentile(over1, 0.9));
         }
+        PHASES.forEach((k, p) -> System.out.printf("  %d claims per transaction, mean per transaction: BEGIN %.1f us, statements %.1f us, COMMIT %.1f us (%,d transactions)%n",
+                k, p.beginNanos / 1e3 / p.transactions, p.statementsNanos / 1e3 / p.transactions, p.commitNanos / 1e3 / p.transactions, p.transactions));
         for (Connection c : connections) {
             c.close();
         }
     }
 
     /** Claims the hot job for one slice, k claims per transaction (k = 1: autocommit); returns claims won per second. */
+    /** Where a transaction's time went, per claims per transaction, over every slice (warmup included). */
+    static final class Phases {
+        long transactions;
+        long beginNanos;
+        long statementsNanos;
+        long commitNanos;
+    }
+
+    static final Map<Integer, Phases> PHASES = new TreeMap<>();
+
     static double claimSlice(Connection c, PreparedStatement claim, int k, double[] clock) throws SQLException {
         long won = 0;
         long start = System.nanoTime();
         long end = start + SLICE_NANOS;
         try (Statement s = c.createStatement()) {
             while (System.nanoTime() < end) {
+                long begin = System.nanoTime();
                 if (k > 1) {
                     s.execute("BEGIN IMMEDIATE");
                 }
+                long begun = System.nanoTime();
                 for (int i = 0; i < k; i++) {
                     double now = clock[0]++;
                     claim.setString(1, "hot");
@@ -141,9 +158,15 @@ public class Ceiling {
                         }
                     }
                 }
+                long committing = System.nanoTime();
                 if (k > 1) {
                     s.execute("COMMIT");
                 }
+                Phases phases = PHASES.computeIfAbsent(k, key -> new Phases());
+                phases.transactions++;
+                phases.beginNanos += begun - begin;
+                phases.statementsNanos += committing - begun;
+                phases.commitNanos += System.nanoTime() - committing;
             }
         }
         return won / ((System.nanoTime() - start) / 1e9);

@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain compare results/A results/B
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain gate --baseline results/gate-baseline
  * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain report results/A
+ * java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain batches recording.jfr
  * ./with-postgres.sh java -cp bench/target/benchmarks.jar dev.leaselab.bench.BenchMain run --profile quick
  * </pre>
  * The PostgreSQL steps of a profile need a server ({@code LEASELAB_POSTGRES_URL} or
@@ -37,7 +38,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leaselab-bench", mixinStandardHelpOptions = true,
         description = "Runs the leaselab JMH benchmarks into results folders, renders reports and gates regressions.",
-        subcommands = {BenchMain.Run.class, BenchMain.Compare.class, BenchMain.GateCommand.class, BenchMain.ReportCommand.class})
+        subcommands = {BenchMain.Run.class, BenchMain.Compare.class, BenchMain.GateCommand.class, BenchMain.ReportCommand.class,
+                BenchMain.BatchesCommand.class})
 public final class BenchMain implements Callable<Integer> {
 
     /** Exit code of {@code compare} when any row regressed. */
@@ -383,6 +385,25 @@ public final class BenchMain implements Callable<Integer> {
         public Integer call() {
             Report.write(folder);
             spec.commandLine().getOut().println(folder.resolve("report.md"));
+            return 0;
+        }
+    }
+
+    /** {@code batches}: where GROUP_COMMIT's batches spent their time, from a Flight Recorder recording. */
+    @Command(name = "batches", mixinStandardHelpOptions = true,
+            description = {"Sums up the GROUP_COMMIT batch events of a Flight Recorder recording, per second and in all: "
+                    + "batches, writes per batch, and the mean hand-off, gathering, statements and commit of a batch.",
+                    "Record with -XX:StartFlightRecording=filename=<file.jfr> on any JVM that runs a GROUP_COMMIT store "
+                    + "(OpenLoopMain, MultiProcessMain's workers, a JMH fork through -jvmArgsAppend)."})
+    static final class BatchesCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Parameters(index = "0", description = "the recording (.jfr)")
+        Path recording;
+
+        @Override
+        public Integer call() throws IOException {
+            BatchProfile.print(BatchProfile.summarize(BatchProfile.read(recording)), spec.commandLine().getOut());
             return 0;
         }
     }

@@ -17,7 +17,8 @@ import jdk.jfr.consumer.RecordingFile;
  * Where a {@code GROUP_COMMIT} batch's time goes, from a Flight Recorder recording of the store's
  * batch events ({@code dev.leaselab.GroupCommitBatch}, one per batch): per second of the recording
  * and over all of it, the batches, the writes they held, and the mean of each phase of a batch, the
- * leader's wait for its writers (gathering), the statements, the {@code COMMIT}, and the hand-off:
+ * leader's wait for its writers (gathering), the {@code BEGIN} (with its wait for another
+ * connection's write lock), the statements, the {@code COMMIT}, and the hand-off:
  * from one batch's end to the next one's start, the time no batch was running. Batches run one at a
  * time, so the hand-offs and the batches together fill the recording's stretch: the columns show
  * what sets the pace. Any JVM that runs a {@code GROUP_COMMIT} store records them:
@@ -35,7 +36,7 @@ final class BatchProfile {
 
     /** The batches of one stretch of a recording, summed. */
     record Stretch(String label, long batches, long writes, long failed, long handOffNanos, long batchNanos,
-            long gatheringNanos, long statementsNanos, long commitNanos, Duration span) {
+            long gatheringNanos, long beginNanos, long statementsNanos, long commitNanos, Duration span) {
 
         double writesPerBatch() {
             return (double) writes / batches;
@@ -103,17 +104,32 @@ final class BatchProfile {
         return stretches;
     }
 
+    /** The stretch of all the events, the last of {@link #summarize}'s. */
+    static Stretch all(List<RecordedEvent> events) {
+        List<Stretch> stretches = summarize(events);
+        return stretches.get(stretches.size() - 1);
+    }
+
+    /** One stretch on one line: counts, then the mean of each phase of a batch in microseconds. */
+    static String line(Stretch s) {
+        return String.format(Locale.ROOT, "%,d batches (%,.0f/s) of %.2f writes, %,d failed; µs per batch: hand-off %.1f, "
+                        + "batch %.1f (gathering %.1f, begin %.1f, statements %.1f, commit %.1f)",
+                s.batches(), s.batchesPerSecond(), s.writesPerBatch(), s.failed(), s.meanMicros(s.handOffNanos()),
+                s.meanMicros(s.batchNanos()), s.meanMicros(s.gatheringNanos()), s.meanMicros(s.beginNanos()),
+                s.meanMicros(s.statementsNanos()), s.meanMicros(s.commitNanos()));
+    }
+
     /** Prints the stretches as a table, one row each, times in microseconds per batch. */
     static void print(List<Stretch> stretches, PrintWriter out) {
         out.println("GROUP_COMMIT batches (mean per batch, µs; hand-off: from the previous batch's end to this one's start;"
-                + " batch: the whole batch, of which gathering, statements and commit)");
-        out.printf(Locale.ROOT, "%8s %10s %9s %7s %9s %9s %10s %11s %9s %7s%n",
-                "second", "batches/s", "batches", "writes", "hand-off", "batch", "gathering", "statements", "commit", "failed");
+                + " batch: the whole batch, of which gathering, begin, statements and commit)");
+        out.printf(Locale.ROOT, "%8s %10s %9s %7s %9s %9s %10s %8s %11s %9s %7s%n",
+                "second", "batches/s", "batches", "writes", "hand-off", "batch", "gathering", "begin", "statements", "commit", "failed");
         for (Stretch s : stretches) {
-            out.printf(Locale.ROOT, "%8s %,10.0f %,9d %7.2f %9.1f %9.1f %10.1f %11.1f %9.1f %,7d%n",
+            out.printf(Locale.ROOT, "%8s %,10.0f %,9d %7.2f %9.1f %9.1f %10.1f %8.1f %11.1f %9.1f %,7d%n",
                     s.label(), s.batchesPerSecond(), s.batches(), s.writesPerBatch(), s.meanMicros(s.handOffNanos()),
-                    s.meanMicros(s.batchNanos()), s.meanMicros(s.gatheringNanos()), s.meanMicros(s.statementsNanos()),
-                    s.meanMicros(s.commitNanos()), s.failed());
+                    s.meanMicros(s.batchNanos()), s.meanMicros(s.gatheringNanos()), s.meanMicros(s.beginNanos()),
+                    s.meanMicros(s.statementsNanos()), s.meanMicros(s.commitNanos()), s.failed());
         }
         out.flush();
     }
@@ -125,6 +141,7 @@ final class BatchProfile {
         long handOff;
         long batch;
         long gathering;
+        long begin;
         long statements;
         long commit;
 
@@ -135,12 +152,13 @@ final class BatchProfile {
             handOff += handOffNanos;
             batch += event.getDuration().toNanos();
             gathering += event.getDuration("gatheringNanos").toNanos();
+            begin += event.getDuration("beginNanos").toNanos();
             statements += event.getDuration("statementsNanos").toNanos();
             commit += event.getDuration("commitNanos").toNanos();
         }
 
         Stretch stretch(String label, Duration span) {
-            return new Stretch(label, batches, writes, failed, handOff, batch, gathering, statements, commit, span);
+            return new Stretch(label, batches, writes, failed, handOff, batch, gathering, begin, statements, commit, span);
         }
     }
 }

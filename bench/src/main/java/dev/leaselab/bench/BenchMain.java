@@ -392,7 +392,7 @@ public final class BenchMain implements Callable<Integer> {
     /** {@code batches}: where GROUP_COMMIT's batches spent their time, from a Flight Recorder recording. */
     @Command(name = "batches", mixinStandardHelpOptions = true,
             description = {"Sums up the GROUP_COMMIT batch events of a Flight Recorder recording, per second and in all: "
-                    + "batches, writes per batch, and the mean hand-off, gathering, statements and commit of a batch.",
+                    + "batches, writes per batch, and the mean hand-off, gathering, begin, statements and commit of a batch.",
                     "Record with -XX:StartFlightRecording=filename=<file.jfr> on any JVM that runs a GROUP_COMMIT store "
                     + "(OpenLoopMain, MultiProcessMain's workers, a JMH fork through -jvmArgsAppend)."})
     static final class BatchesCommand implements Callable<Integer> {

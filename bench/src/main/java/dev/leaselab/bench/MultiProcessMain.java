@@ -129,9 +129,16 @@ public final class MultiProcessMain implements Callable<Integer> {
             + "outcome, in System.nanoTime ns) to a folder per open loop under this new or empty folder, and report the longest "
             + "stretch in which no request completed, in all processes together and in each (default: none)")
     Path timeline;
+    @Option(names = "--record-batches", description = "record every GROUP_COMMIT worker process with Flight Recorder, a folder "
+            + "per run under this new or empty folder, and print where each process's batches spent their time (BenchMain "
+            + "batches; the recording covers the process's warmup too). Recording costs some throughput: use it to see where "
+            + "the time goes, not for the rates (default: none)")
+    Path recordBatches;
 
     /** Numbers the open loops' timeline folders in the order they ran. */
     private int openLoopsRun;
+    /** Numbers the recorded runs' folders in the order they ran. */
+    private int recordedRuns;
 
     public static void main(String[] args) {
         if (System.getProperty(BenchMain.SLF4J_VERBOSITY) == null) {
@@ -274,6 +281,13 @@ public final class MultiProcessMain implements Callable<Integer> {
             throw new IllegalArgumentException("--open-loop-only runs the --rate open loops alone: give --rate, and neither --load "
                     + "(a fraction of a closed loop it does not run) nor --paired");
         }
+        if (recordBatches != null) {
+            if (!measured.contains(LockingStrategy.GROUP_COMMIT)) {
+                throw new IllegalArgumentException("--record-batches records GROUP_COMMIT's batches: measure GROUP_COMMIT "
+                        + "(--strategies), not only " + measured);
+            }
+            requireNewOrEmpty(recordBatches, "--record-batches");
+        }
         if (timeline != null) {
             checkTimeline(parsed);
         }
@@ -306,20 +320,25 @@ public final class MultiProcessMain implements Callable<Integer> {
      * requests than a timeline keeps (for --rate; a --load's rate is known only after its closed
      * loop, and its worker refuses it then).
      */
+    /** Refuses a folder that holds files already: nothing a run writes may overwrite an earlier run's. */
+    private static void requireNewOrEmpty(Path folder, String option) throws IOException {
+        if (Files.exists(folder)) {
+            boolean empty;
+            try (var entries = Files.isDirectory(folder) ? Files.list(folder) : null) {
+                empty = entries != null && entries.findAny().isEmpty();
+            }
+            if (!empty) {
+                throw new IllegalArgumentException(option + " takes a new or empty folder, so that no earlier run's files are "
+                        + "overwritten: " + folder);
+            }
+        }
+    }
+
     private void checkTimeline(List<Split> parsed) throws IOException {
         if ((loads == null || loads.isEmpty()) && (rates == null || rates.isEmpty())) {
             throw new IllegalArgumentException("--timeline records the open loops: give --load or --rate as well");
         }
-        if (Files.exists(timeline)) {
-            boolean empty;
-            try (var entries = Files.isDirectory(timeline) ? Files.list(timeline) : null) {
-                empty = entries != null && entries.findAny().isEmpty();
-            }
-            if (!empty) {
-                throw new IllegalArgumentException("--timeline takes a new or empty folder, so that no earlier timeline is "
-                        + "overwritten: " + timeline);
-            }
-        }
+        requireNewOrEmpty(timeline, "--timeline");
         for (Split split : parsed) {
             for (double rate : rates == null ? List.<Double>of() : rates) {
                 long requests = new OpenLoop(rate / split.processes(), split.threads(), warmup, duration).measuredRequests();
@@ -515,6 +534,20 @@ public final class MultiProcessMain implements Callable<Integer> {
                 });
     }
 
+    private static Path recordingFile(Path folder, int process) {
+        return folder.resolve("process-" + process + ".jfr");
+    }
+
+    /** Each recorded process's batches over its whole recording, a line each. */
+    private void printBatches(Path recordings, Split split) throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        for (int p = 0; p < split.processes(); p++) {
+            Path file = recordingFile(recordings, p);
+            out.println("  batches of process " + p + " (" + file + "): " + BatchProfile.line(BatchProfile.all(BatchProfile.read(file))));
+        }
+        out.flush();
+    }
+
     private static Path timelineFile(Path folder, int process) {
         return folder.resolve("process-" + process + ".tsv");
     }
@@ -538,6 +571,10 @@ public final class MultiProcessMain implements Callable<Integer> {
         Path dir = Files.createTempDirectory("leaselab-multiprocess-");
         List<Process> processes = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
+        Path recordings = null;
+        if (recordBatches != null && work.endsWith(LockingStrategy.GROUP_COMMIT.name())) {
+            recordings = Files.createDirectories(recordBatches.resolve(String.format(Locale.ROOT, "%02d-%s-%s", ++recordedRuns, work, split)));
+        }
         try (BenchDb db = BenchDb.openWithoutStore(storage)) {
             db.insertJobs(new String[] {ClaimBenchmark.HOT, PairedClaimBenchmark.FLOOR_ROW}, null, 0);
             try {
@@ -550,6 +587,9 @@ public final class MultiProcessMain implements Callable<Integer> {
                     command.add("-D" + BenchMain.SLF4J_VERBOSITY + "=ERROR");
                     if (timelines != null) {
                         command.add("-D" + MultiProcessWorker.TIMELINE_PROPERTY + "=" + timelineFile(timelines, p));
+                    }
+                    if (recordings != null) {
+                        command.add("-XX:StartFlightRecording=filename=" + recordingFile(recordings, p));
                     }
                     command.addAll(List.of(MultiProcessWorker.class.getName(), db.workerArgument(), storage.name(), work,
                             Integer.toString(split.threads()), Long.toString(warmup.toMillis()), Long.toString(duration.toMillis()),
@@ -577,6 +617,9 @@ public final class MultiProcessMain implements Callable<Integer> {
                     if (process.exitValue() != 0) {
                         throw new IllegalStateException("a worker process of " + work + " " + split + " exited with " + process.exitValue());
                     }
+                }
+                if (recordings != null) {
+                    printBatches(recordings, split);
                 }
                 return fold.apply(db, outputs, origin);
             } finally {

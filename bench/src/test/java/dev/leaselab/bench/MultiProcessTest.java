@@ -318,6 +318,43 @@ class MultiProcessTest {
         assertEquals(open.path("sent").asLong(), rows, "the two timelines hold every request the open loop sent");
     }
 
+    /**
+     * {@code --record-batches}: every process of a GROUP_COMMIT run records its batches, a folder
+     * per run, and the command prints each process's; the floor's runs record nothing. Every
+     * measured attempt was a write in some batch, so the processes' batches hold at least as many
+     * writes (the warmup's too).
+     */
+    @Test
+    void theBatchesOfEveryGroupCommitProcessAreRecordedAndPrinted() throws Exception {
+        Path json = dir.resolve("batches.json");
+        Path recordings = dir.resolve("recordings");
+        Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "GROUP_COMMIT", "--splits", "2x2",
+                "--warmup", "200ms", "--duration", "600ms", "--record-batches", recordings.toString(), "--json", json.toString());
+        String console = ran.console();
+        assertEquals(0, ran.code(), console);
+        Path folder = recordings.resolve("01-GROUP_COMMIT-2x2");
+        assertEquals(List.of(folder), Files.list(recordings).toList(), "one folder for the GROUP_COMMIT run, none for the floor's");
+        JsonNode result = Json.read(json).path("runs").get(1).path("result");
+        long attempts = result.path("won").asLong() + result.path("lost").asLong() + result.path("failed").asLong();
+        long writes = 0;
+        for (int p = 0; p < 2; p++) {
+            Path file = folder.resolve("process-" + p + ".jfr");
+            assertTrue(console.contains("batches of process " + p + " (" + file + "): "), console);
+            writes += BatchProfile.all(BatchProfile.read(file)).writes();
+        }
+        assertTrue(attempts > 0 && writes >= attempts, "writes in the batches " + writes + ", measured attempts " + attempts);
+
+        Ran refused = run("--storage", "WAL_NORMAL", "--strategies", "IMMEDIATE", "--splits", "2x1",
+                "--record-batches", dir.resolve("none").toString());
+        assertEquals(2, refused.code());
+        assertTrue(refused.err().contains("--record-batches records GROUP_COMMIT's batches"), refused.err());
+        refused = run("--storage", "WAL_NORMAL", "--strategies", "GROUP_COMMIT", "--splits", "2x1",
+                "--record-batches", recordings.toString());
+        assertEquals(2, refused.code());
+        assertTrue(refused.err().contains("--record-batches takes a new or empty folder"), refused.err());
+        assertTrue(!Files.exists(dir.resolve("none")), "refused before anything was written");
+    }
+
     /** {@code --open-loop-only}: the --rate open loop and nothing else, so no floor and no closed loop in the results. */
     @Test
     void anOpenLoopOnlyRunHasNoFloorAndNoClosedLoop() {

@@ -10,8 +10,8 @@ import jdk.jfr.Timespan;
 
 /**
  * One {@link LockingStrategy#GROUP_COMMIT} batch, as a Java Flight Recorder event: where a batch's
- * time goes (the leader's wait for its writers, the statements, the {@code COMMIT}) and how many
- * writes shared it. The event's own duration is the whole batch; the time between one batch's end
+ * time goes (the leader's wait for its writers, its {@code BEGIN}, the statements, the
+ * {@code COMMIT}) and how many writes shared it. The event's own duration is the whole batch; the time between one batch's end
  * and the next one's start is the hand-off that no batch records. Off unless a recording is running
  * ({@code -XX:StartFlightRecording}); {@code BenchMain batches <file.jfr>} sums a recording up.
  */
@@ -34,8 +34,13 @@ final class GroupCommitBatchEvent extends Event {
     @Timespan
     long gatheringNanos;
 
+    @Label("Begin")
+    @Description("BEGIN IMMEDIATE, with its wait for another connection's write lock (another process's, say); 0 for a lone write run in autocommit, whose statement waits for the lock itself")
+    @Timespan
+    long beginNanos;
+
     @Label("Statements")
-    @Description("From the batch taken to its COMMIT: BEGIN IMMEDIATE and every write's statements (a lone write: its statement); 0 if a write failed")
+    @Description("Every write's statements, from BEGIN to COMMIT (a lone write: its statement, lock wait included); 0 if a write failed")
     @Timespan
     long statementsNanos;
 

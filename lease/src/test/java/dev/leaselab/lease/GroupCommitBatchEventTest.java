@@ -7,8 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.leaselab.lease.GroupCommitWriters.Writer;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,13 +27,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Each {@link LockingStrategy#GROUP_COMMIT} batch is one {@link GroupCommitBatchEvent} in a Flight
  * Recorder recording: how many writes it held, whether it failed, and which phase its time went
- * to. A write that sleeps puts at least its sleep into the statements of its batch, and a batch
- * run as a transaction has a commit of its own, so each phase is checked against a lower bound that
- * the sleep guarantees, never against how fast anything ran.
+ * to. A write that sleeps puts at least its sleep into the statements of its batch, a BEGIN that
+ * waits for another connection's lock at least that wait into the batch's begin, and a batch run
+ * as a transaction has a commit of its own, so each phase is checked against a lower bound that a
+ * sleep or a held lock guarantees, never against how fast anything ran.
  */
 class GroupCommitBatchEventTest {
 
     private static final Duration SLEEP = Duration.ofMillis(20);
+    /** How long another connection holds the write lock while the transaction's BEGIN waits for it. */
+    private static final Duration HOLD = Duration.ofMillis(200);
 
     @TempDir
     Path dir;
@@ -44,7 +51,8 @@ class GroupCommitBatchEventTest {
             recording.start();
 
             // A lone write holds the leadership until released; two more queue behind it and run
-            // in the next batch, a transaction, where one of them sleeps.
+            // in the next batch, a transaction, where one of them sleeps, and whose BEGIN waits for
+            // another connection's write lock.
             CountDownLatch leadRunning = new CountDownLatch(1);
             CountDownLatch leadMayEnd = new CountDownLatch(1);
             Writer lead = writers.start("lead", session -> {
@@ -60,7 +68,14 @@ class GroupCommitBatchEventTest {
                 return "slept";
             });
             ThreadWaits.awaitParkedInSubmit(sleeper.thread());
-            leadMayEnd.countDown();
+            try (Connection holder = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("jobs.db"));
+                    Statement lock = holder.createStatement()) {
+                lock.execute("BEGIN IMMEDIATE");
+                leadMayEnd.countDown();
+                awaitInSqliteStep(fine.thread(), sleeper.thread());
+                Thread.sleep(HOLD.toMillis());
+                lock.execute("COMMIT");
+            }
             assertEquals("lead", lead.outcome().get(30, TimeUnit.SECONDS));
             assertEquals("fine", fine.outcome().get(30, TimeUnit.SECONDS));
             assertEquals("slept", sleeper.outcome().get(30, TimeUnit.SECONDS));
@@ -87,12 +102,19 @@ class GroupCommitBatchEventTest {
         RecordedEvent failed = events.get(2);
 
         assertFalse(alone.getBoolean("failed"));
+        assertEquals(Duration.ZERO, alone.getDuration("beginNanos"), "a lone write runs in autocommit, no BEGIN of its own");
         assertEquals(Duration.ZERO, alone.getDuration("commitNanos"), "a lone write commits in autocommit, no COMMIT of its own");
         assertFalse(shared.getBoolean("failed"));
         assertAtLeast(SLEEP, shared.getDuration("statementsNanos"), "the transaction's statements, one of which slept");
+        assertAtLeast(HOLD, shared.getDuration("beginNanos"), "the transaction's BEGIN, which waited for the lock");
+        // Neither is the wait for the lock in the statements: those are the sleep and two writes
+        // that run no statement, far less than the wait on any machine.
+        assertTrue(shared.getDuration("statementsNanos").compareTo(shared.getDuration("beginNanos").plus(SLEEP)) < 0,
+                "statements " + shared.getDuration("statementsNanos") + " hold the BEGIN's " + shared.getDuration("beginNanos"));
         assertTrue(shared.getDuration("commitNanos").compareTo(Duration.ZERO) > 0, "the transaction's COMMIT");
         assertTrue(failed.getBoolean("failed"));
         // The failing write slept, but its statement never finished: a phase not reached stays 0.
+        assertEquals(Duration.ZERO, failed.getDuration("beginNanos"));
         assertEquals(Duration.ZERO, failed.getDuration("statementsNanos"));
         assertEquals(Duration.ZERO, failed.getDuration("commitNanos"));
         for (RecordedEvent e : events) {
@@ -104,6 +126,16 @@ class GroupCommitBatchEventTest {
         // The event's own duration is on the recorder's clock, not System.nanoTime's: half the
         // sleep leaves room for the two clocks to differ.
         assertAtLeast(SLEEP.dividedBy(2), failed.getDuration(), "the failed batch's event still spans its sleep");
+    }
+
+    /** Waits until one of the threads, the batch's leader, is inside a SQLite statement (its BEGIN, waiting for the lock). */
+    private static void awaitInSqliteStep(Thread... threads) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Arrays.stream(threads).flatMap(t -> Arrays.stream(t.getStackTrace()))
+                .noneMatch(f -> f.getClassName().equals("org.sqlite.core.NativeDB") && f.getMethodName().equals("step"))) {
+            assertTrue(System.nanoTime() < deadline, "no leader ever ran its BEGIN");
+            Thread.sleep(1);
+        }
     }
 
     private static void assertAtLeast(Duration least, Duration actual, String what) {

@@ -53,14 +53,8 @@ class GroupCommitBatchEventTest {
             // A lone write holds the leadership until released; two more queue behind it and run
             // in the next batch, a transaction, where one of them sleeps, and whose BEGIN waits for
             // another connection's write lock.
-            CountDownLatch leadRunning = new CountDownLatch(1);
             CountDownLatch leadMayEnd = new CountDownLatch(1);
-            Writer lead = writers.start("lead", session -> {
-                leadRunning.countDown();
-                GroupCommitWriters.awaitUninterruptibly(leadMayEnd);
-                return "lead";
-            });
-            assertTrue(leadRunning.await(30, TimeUnit.SECONDS), "the lone write never ran");
+            Writer lead = writers.startHolding("lead", leadMayEnd);
             Writer fine = writers.start("fine", session -> "fine");
             ThreadWaits.awaitParkedInSubmit(fine.thread());
             Writer sleeper = writers.start("sleeper", session -> {

@@ -1,5 +1,7 @@
 package dev.leaselab.lease;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -7,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Writers for tests that queue writes straight into a {@link GroupCommitProtocol} with
@@ -45,8 +48,23 @@ final class GroupCommitWriters implements AutoCloseable {
         return new Writer(thread, outcome);
     }
 
+    /**
+     * Submits a lone write that holds the leadership, and so every write queued after it, until
+     * {@code mayEnd} opens; returns once it runs. Its outcome is its name.
+     */
+    Writer startHolding(String name, CountDownLatch mayEnd) throws SQLException, InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        Writer writer = start(name, session -> {
+            running.countDown();
+            awaitUninterruptibly(mayEnd);
+            return name;
+        });
+        assertTrue(running.await(30, TimeUnit.SECONDS), "the lone write never ran");
+        return writer;
+    }
+
     /** Waits for the latch in a write, where an interrupt is a failure of the test. */
-    static void awaitUninterruptibly(CountDownLatch latch) {
+    private static void awaitUninterruptibly(CountDownLatch latch) {
         try {
             latch.await();
         } catch (InterruptedException e) {

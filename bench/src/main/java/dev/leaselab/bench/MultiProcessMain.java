@@ -573,7 +573,9 @@ public final class MultiProcessMain implements Callable<Integer> {
         List<Path> outputs = new ArrayList<>();
         Path recordings = null;
         if (recordBatches != null && work.endsWith(LockingStrategy.GROUP_COMMIT.name())) {
-            recordings = Files.createDirectories(recordBatches.resolve(String.format(Locale.ROOT, "%02d-%s-%s", ++recordedRuns, work, split)));
+            // Not createDirectories' result: that is absolute when it had to create a parent too.
+            recordings = recordBatches.resolve(String.format(Locale.ROOT, "%02d-%s-%s", ++recordedRuns, work, split));
+            Files.createDirectories(recordings);
         }
         try (BenchDb db = BenchDb.openWithoutStore(storage)) {
             db.insertJobs(new String[] {ClaimBenchmark.HOT, PairedClaimBenchmark.FLOOR_ROW}, null, 0);

@@ -315,11 +315,6 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
     }
 
-    /**
-     * Refuses a --timeline that records nothing, would overwrite files, or asks a worker for more
-     * requests than a timeline keeps (for --rate; a --load's rate is known only after its closed
-     * loop, and its worker refuses it then).
-     */
     /** Refuses a folder that holds files already: nothing a run writes may overwrite an earlier run's. */
     private static void requireNewOrEmpty(Path folder, String option) throws IOException {
         if (Files.exists(folder)) {
@@ -334,6 +329,11 @@ public final class MultiProcessMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Refuses a --timeline that records nothing, would overwrite files, or asks a worker for more
+     * requests than a timeline keeps (for --rate; a --load's rate is known only after its closed
+     * loop, and its worker refuses it then).
+     */
     private void checkTimeline(List<Split> parsed) throws IOException {
         if ((loads == null || loads.isEmpty()) && (rates == null || rates.isEmpty())) {
             throw new IllegalArgumentException("--timeline records the open loops: give --load or --rate as well");

@@ -11,14 +11,16 @@ import jdk.jfr.Timespan;
 /**
  * One {@link LockingStrategy#GROUP_COMMIT} batch, as a Java Flight Recorder event: where a batch's
  * time goes (the leader's wait for its writers, its {@code BEGIN}, the statements, the
- * {@code COMMIT}) and how many writes shared it. The event's own duration is the whole batch; the time between one batch's end
- * and the next one's start is the hand-off that no batch records. Off unless a recording is running
- * ({@code -XX:StartFlightRecording}); {@code BenchMain batches <file.jfr>} sums a recording up.
+ * {@code COMMIT}) and how many writes shared it. The event's own duration is the whole batch; the
+ * time between one batch's end and the next one's start is the hand-off that no batch records. Off
+ * unless a recording is running ({@code -XX:StartFlightRecording}); {@code BenchMain batches
+ * <file.jfr>} sums a recording up, and {@code MultiProcessMain --record-batches} records each worker
+ * process.
  */
 @Name(GroupCommitBatchEvent.NAME)
 @Label("Group commit batch")
 @Category("leaselab")
-@Description("One GROUP_COMMIT batch: its writes, the leader's wait for them, their statements and the commit")
+@Description("One GROUP_COMMIT batch: its writes, the leader's wait for them, its BEGIN, their statements and the commit")
 @StackTrace(false)
 final class GroupCommitBatchEvent extends Event {
 
@@ -35,7 +37,7 @@ final class GroupCommitBatchEvent extends Event {
     long gatheringNanos;
 
     @Label("Begin")
-    @Description("BEGIN IMMEDIATE, with its wait for another connection's write lock (another process's, say); 0 for a lone write run in autocommit, whose statement waits for the lock itself")
+    @Description("BEGIN IMMEDIATE, with its wait for another connection's write lock (another process's, say); 0 for a lone write run in autocommit, whose statement waits for the lock itself, or if BEGIN failed")
     @Timespan
     long beginNanos;
 

@@ -359,6 +359,11 @@ public final class MultiProcessMain implements Callable<Integer> {
         out.printf(Locale.ROOT, "%s, busy wait %s%s, busy timeout %d ms, warmup %s, measured %s per run; hot-job claims (now = nanoTime, ttl %s)%n",
                 storage, Storage.busyWait(), describeLongestSleep(), Storage.busyTimeout().toMillis(), warmup, duration,
                 describeTtl());
+        if (!paired && !openLoopOnly) {
+            // Measured 2026-12-07, 4 x 2 on WAL_FULL: 1.71-1.97x unpaired, 1.10-1.17x paired (results/group-commit-time-20261207).
+            out.println("x floor unpaired: each strategy against a floor that ran in a run of its own, which moves with the "
+                    + "machine between runs; --paired measures both in the same slices (the runner's profiles do)");
+        }
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Split split : parsed) {
             if (paired) {

@@ -1,6 +1,7 @@
 package dev.leaselab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,6 +55,7 @@ class MultiProcessTest {
             assertEquals(0, r.path("failed").asLong(), r.toString());
         }
         assertTrue(runs.get(1).path("xFloor").asDouble() > 0, runs.get(1).toString());
+        assertTrue(ran.out().contains("x floor unpaired: "), "an unpaired ratio says so: " + ran.out());
     }
 
     /**
@@ -197,6 +199,7 @@ class MultiProcessTest {
         Ran ran = run("--storage", "WAL_NORMAL", "--strategies", "CONDITIONAL_UPDATE", "--splits", "2x2", "--paired", "--slice", "50ms",
                 "--warmup", "200ms", "--duration", "400ms", "--busy-timeout", "5s", "--json", json.toString());
         assertEquals(0, ran.code(), ran.console());
+        assertFalse(ran.out().contains("x floor unpaired"), ran.out());
         JsonNode runs = Json.read(json).path("runs");
         assertEquals(1, runs.size(), runs.toString());
         JsonNode r = runs.get(0).path("paired");

@@ -33,8 +33,8 @@ import java.util.Set;
  * in which only the fence can refuse them (a done job refuses them anyway).
  *
  * <p>In a worker process it prints {@code READY} once its store is open and warm, {@code HOLD job fence ...}
- * when it gets a batch and {@code FREE} when the batch is done, so the driver can pause it while it
- * holds leases; it stops when the stop file appears (or after {@code maxMillis}, should the driver
+ * while it works on a batch, and {@code FREE} before each write and when the batch is done, so the
+ * driver can pause it while it holds leases and not inside a call to the store; it stops when the stop file appears (or after {@code maxMillis}, should the driver
  * be gone).
  *
  * <p>Usage: {@code DrainWorker database history store name seed ttlMillis stopFile maxMillis queueIsEmpty}
@@ -43,6 +43,9 @@ public final class DrainWorker {
 
     /** The largest batch a worker asks claimNext for. */
     static final int MAX_BATCH = 3;
+
+    /** How long a worker holds a batch, announced, right before completing it in one completeAll. */
+    static final long BEFORE_BATCH_WRITE_MILLIS = 5;
 
     private final RecordedStore store;
     private final String name;
@@ -173,13 +176,17 @@ public final class DrainWorker {
             }
         }
         if (together) {
-            // Announced as held, so the driver may pause the worker right before the batch's
-            // one write: resumed past the leases, it sends every stale fence in one call.
+            // Held for a moment, announced, so the driver may pause the worker right before the
+            // batch's one write: resumed past the leases, it sends every stale fence in one call.
+            // FREE comes before the call, as before every write: a pause that lands in a call is
+            // let go at once, for a call begun before the takeover proves nothing when it is
+            // refused, and one that holds the write lock stops every other worker as well.
             say(holding(batch));
+            work(batch, BEFORE_BATCH_WRITE_MILLIS, lastBeat);
+            say("FREE");
             store.completeAll(batch.stream().map(h -> new Completion(h.claim.job(), name, h.claim.fence(),
                     result(name, h.claim.fence()))).toList(), HostClock.seconds());
             batch.forEach(h -> h.finished = true);
-            say("FREE");
         }
         return claims.size();
     }

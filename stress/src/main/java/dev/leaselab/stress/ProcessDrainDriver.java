@@ -82,6 +82,7 @@ public final class ProcessDrainDriver {
             if (ttlMillis < 50) {
                 throw new IllegalArgumentException("ttlMillis must be at least 50: " + ttlMillis);
             }
+            WorkerFleet.requireRoomForFaults(duration, ttlMillis);
         }
 
         /** The same settings with another seed: a race again that is not the same race. */

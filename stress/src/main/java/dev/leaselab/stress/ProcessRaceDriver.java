@@ -62,6 +62,7 @@ public final class ProcessRaceDriver {
             if (ttlMillis < 10) {
                 throw new IllegalArgumentException("ttlMillis must be at least 10: " + ttlMillis);
             }
+            WorkerFleet.requireRoomForFaults(duration, ttlMillis);
         }
 
         /** The same settings with another seed: a race again that is not the same race. */

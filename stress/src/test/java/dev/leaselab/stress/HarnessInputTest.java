@@ -151,6 +151,9 @@ class HarnessInputTest {
         IllegalArgumentException ttl = assertThrows(IllegalArgumentException.class,
                 () -> new ProcessRaceDriver.Settings(2, Duration.ofSeconds(1), 0, 0, 1, 1, 0));
         assertTrue(ttl.getMessage().startsWith("ttlMillis"), ttl.getMessage());
+        IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
+                () -> new ProcessRaceDriver.Settings(2, Duration.ofSeconds(1), 0, 1, 1, 201, 0));
+        assertTrue(tooShort.getMessage().startsWith("duration"), tooShort.getMessage());
     }
 
     @Test

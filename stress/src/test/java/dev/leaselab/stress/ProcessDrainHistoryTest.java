@@ -165,6 +165,8 @@ class ProcessDrainHistoryTest {
                 () -> new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 0, 200, 42)).getMessage().startsWith("jobsPerRound"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 20, 42)).getMessage().startsWith("ttlMillis"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new ProcessDrainDriver.Settings(3, Duration.ofSeconds(2), 1, 1, 12, 401, 42)).getMessage().startsWith("duration"));
         assertEquals("duration", assertThrows(NullPointerException.class,
                 () -> new ProcessDrainDriver.Settings(3, null, 1, 1, 12, 200, 42)).getMessage());
         assertEquals("sut", assertThrows(NullPointerException.class,

@@ -22,7 +22,7 @@ public final class SharedStores {
 
     private static final Path FILE = createFile();
     private static final List<StoreUnderTest> CHOSEN = choose();
-    private static final LeaseStore[] STORES = new LeaseStore[CHOSEN.size()];
+    private static final LeaseStore[] STORES = openAndWarmUp();
     private static final AtomicLong JOBS = new AtomicLong();
 
     private SharedStores() {
@@ -47,14 +47,29 @@ public final class SharedStores {
         return job;
     }
 
-    private static synchronized LeaseStore store(int index) {
-        if (STORES[index] == null) {
+    private static LeaseStore store(int index) {
+        return STORES[index];
+    }
+
+    /**
+     * Every chosen store, opened, and its claim run once on a job of its own. jcstress sizes its
+     * strides by tries of a few states, each of which must fit in {@code -time}; a store opened
+     * lazily paid its first open or its first write (sqlite-jdbc's native library, a strategy's
+     * first batch: 80-300 ms here) inside such a try, and the run was left a hundred samples
+     * instead of thousands. This runs when the first state is made, in jcstress's API check, which
+     * is not timed.
+     */
+    private static LeaseStore[] openAndWarmUp() {
+        LeaseStore[] stores = new LeaseStore[CHOSEN.size()];
+        for (int i = 0; i < stores.length; i++) {
             // synchronous=NORMAL: durability across power loss is not what these tests look at,
             // and an fsync per commit would starve the actors of samples.
-            STORES[index] = CHOSEN.get(index).open(FILE,
-                    StoreOptions.defaults().withSynchronous(StoreOptions.Synchronous.NORMAL));
+            stores[i] = CHOSEN.get(i).open(FILE, StoreOptions.defaults().withSynchronous(StoreOptions.Synchronous.NORMAL));
+            String job = "warm-up-" + i;
+            stores[i].enqueue(job);
+            stores[i].claim(job, "warm-up", 0, 1);
         }
-        return STORES[index];
+        return stores;
     }
 
     private static List<StoreUnderTest> choose() {

@@ -34,8 +34,8 @@ import java.util.Set;
  *
  * <p>In a worker process it prints {@code READY} once its store is open and warm, {@code HOLD job fence ...}
  * while it works on a batch, and {@code FREE} before each write and when the batch is done, so the
- * driver can pause it while it holds leases and not inside a call to the store; it stops when the stop file appears (or after {@code maxMillis}, should the driver
- * be gone).
+ * driver can pause it while it holds leases and not inside a call to the store; it stops when the
+ * stop file appears (or after {@code maxMillis}, should the driver be gone).
  *
  * <p>Usage: {@code DrainWorker database history store name seed ttlMillis stopFile maxMillis queueIsEmpty}
  */

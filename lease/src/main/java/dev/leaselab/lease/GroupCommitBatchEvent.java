@@ -17,7 +17,7 @@ import jdk.jfr.Timespan;
  * <file.jfr>} sums a recording up, and {@code MultiProcessMain --record-batches} records each worker
  * process. Its class is not even loaded until Flight Recorder is set up (a recording started, at
  * launch or later): loading an event class sets Flight Recorder up, which cost a store's first
- * batch 80-200 ms.
+ * batch 80-201 ms.
  */
 @Name(GroupCommitBatchEvent.NAME)
 @Label("Group commit batch")

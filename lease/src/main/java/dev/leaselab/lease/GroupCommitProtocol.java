@@ -255,9 +255,9 @@ final class GroupCommitProtocol implements WriteProtocol {
 
     /** Runs the queued writes in one transaction; returns them, each done with a result or a failure. */
     private List<Request<?>> runBatch(Session session) {
-        // Loading an Event class sets up Flight Recorder (a hundred classes, 80-200 ms here) in a
+        // Loading an Event class sets up Flight Recorder (96 jdk.jfr classes, 80-201 ms here) in a
         // JVM that records nothing: a store's first batch paid that, and a jcstress smoke run,
-        // which sizes its strides by how long its first states take, got a hundred samples.
+        // which sizes its strides by how long its first states take, got 114-154 samples.
         GroupCommitBatchEvent event = FlightRecorder.isInitialized() ? new GroupCommitBatchEvent() : null;
         if (event != null) {
             event.begin();

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A {@link LockingStrategy#GROUP_COMMIT} store in a JVM that records nothing leaves Flight Recorder
  * alone: its batch event's class is never loaded, for loading it set Flight Recorder up and cost
- * the store's first batch 80-200 ms (a jcstress smoke run, which sizes its strides by how long its
- * first states take, then got a hundred samples instead of thousands). With a recording started at
+ * the store's first batch 80-201 ms (a jcstress smoke run, which sizes its strides by how long its
+ * first states take, then got 114-154 samples instead of thousands). With a recording started at
  * launch, the batches are recorded. Each case runs in a JVM of its own: a recording made by
  * another test in this one sets Flight Recorder up for good.
  */

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What a {@link DrainWorker} tells the driver: it says {@code FREE} before every call that writes,
  * so a {@code SIGSTOP} that lands inside a call (which may hold the write lock, and which began
  * before any takeover) is let go at once, and says {@code HOLD} while it works on a batch, so a
- * pause can find it holding leases. A clean-clone CI run failed when two of three guest drains
- * were paused inside the batch's completeAll, announced as held.
+ * pause can find it holding leases. Local guest drains proved nothing when their pause landed
+ * inside the batch's completeAll, announced as held (results/process-drain-attempts-20261207).
  */
 class DrainWorkerTest {
 

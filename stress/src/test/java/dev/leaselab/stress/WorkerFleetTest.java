@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The faults {@link WorkerFleet#race} injects, on {@link HoldingWorker}s (which hold a lease all
  * the time, so a pause always finds a holder): each race of ten seeds makes its kill and its pause,
  * and a kill after a pause spares the worker just paused, whose late writes are what the pause is
- * for. Both once failed a clean-clone CI run: a seed whose moments fell late lost its pause, and a
- * kill right after a pause took the paused worker before it wrote.
+ * for. Seed 44's late moments lost the pause of every race with it (the third attempt of a
+ * clean-clone CI run's guest drain had none), and in local races a kill right after a pause took
+ * the paused worker before it wrote (results/process-drain-attempts-20261207).
  */
 class WorkerFleetTest {
 

@@ -55,7 +55,7 @@ public final class SharedStores {
      * Every chosen store, opened, and its claim run once on a job of its own. jcstress sizes its
      * strides by tries of a few states, each of which must fit in {@code -time}; a store opened
      * lazily paid its first open or its first write (sqlite-jdbc's native library, a strategy's
-     * first batch: 80-350 ms here) inside such a try, and the run was left a hundred samples
+     * first batch: 80-354 ms here) inside such a try, and the run was left a hundred samples
      * instead of thousands. This runs when the first state is made, in jcstress's API check, which
      * is not timed.
      */

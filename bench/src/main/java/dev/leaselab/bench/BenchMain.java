@@ -103,7 +103,7 @@ public final class BenchMain implements Callable<Integer> {
         @Spec
         CommandSpec spec;
         @Option(names = "--profile", defaultValue = "quick",
-                description = "quick (14-16 min on 2 cores with PostgreSQL), full (hours: --dry-run), gate (what CI compares, about 2 min) or smoke")
+                description = "quick (about 20 min on 2 cores with PostgreSQL), full (hours: --dry-run), gate (what CI compares, about 2.5 min) or smoke")
         String profile;
         @Option(names = "--output", defaultValue = "results", description = "the folder that holds run folders (default: ${DEFAULT-VALUE})")
         Path output;
@@ -147,6 +147,41 @@ public final class BenchMain implements Callable<Integer> {
                 + "that have no result there yet (failed or never reached), with the same profile and filters")
         boolean resume;
 
+        /**
+         * The iteration options set the timing of the steps that run with the profile's; a paired
+         * step keeps its own groups of slices and its warmup ({@link Profile.Step#WARMUP_MILLIS}).
+         * A run whose steps all keep their own is refused, naming the options, rather than run as if
+         * they had been taken; a run with some of each says which steps keep theirs.
+         */
+        private void checkTimingOptionsReachAStep(Profile p) {
+            List<String> given = new java.util.ArrayList<>();
+            if (warmupIterations >= 0) {
+                given.add("--warmup-iterations");
+            }
+            if (warmupMillis > 0) {
+                given.add("--warmup-ms");
+            }
+            if (iterations > 0) {
+                given.add("--iterations");
+            }
+            if (iterationMillis > 0) {
+                given.add("--iteration-ms");
+            }
+            long own = p.steps().stream().filter(s -> s.timing() != null).count();
+            if (given.isEmpty() || own == 0) {
+                return;
+            }
+            String options = String.join(", ", given);
+            if (own == p.steps().size()) {
+                throw new IllegalArgumentException(options + " set the iterations of the steps that run with the profile's, "
+                        + "and every step of this run is the paired benchmark, which keeps its own groups of slices and "
+                        + "at least " + Profile.Step.WARMUP_MILLIS + " ms of warmup (profile " + profile + ")");
+            }
+            spec.commandLine().getErr().println("note: " + options + " leave the " + own + " paired step(s) of this run as they "
+                    + "are: they keep their own groups of slices and warmup");
+            spec.commandLine().getErr().flush();
+        }
+
         @Override
         public Integer call() throws Exception {
             Profile p = Profile.named(profile)
@@ -186,6 +221,7 @@ public final class BenchMain implements Callable<Integer> {
                 spec.commandLine().getErr().flush();
             }
             p = postgres.profile();
+            checkTimingOptionsReachAStep(p);
             if (resume && runId == null) {
                 throw new IllegalArgumentException("--resume needs --run-id: the run folder to continue");
             }

@@ -35,9 +35,9 @@ import org.openjdk.jmh.annotations.Mode;
  * reverse) is not a benchmark, and {@link Step} refuses it.
  *
  * <ul>
- *   <li>{@code quick}: the matrix thinned to 14-16 minutes on two cores with PostgreSQL (950-960 s in
- *       five runs at commit 40bf80a, 849 s from a clean clone at 6a8e7dd with the multi-process runs
- *       paired; open loop and processes included): every SQLite strategy
+ *   <li>{@code quick}: the matrix thinned to about 20 minutes on two cores with PostgreSQL (1,212 s on
+ *       2026-12-08 with 6 s of paired warmup; 950-960 s in five runs at commit 40bf80a and 849 s from a
+ *       clean clone at 6a8e7dd, on an earlier machine with 1.2 s; open loop and processes included): every SQLite strategy
  *       for claims on the hot job and the floor at 1 thread on WAL with {@code NORMAL} and with
  *       {@code FULL} (the rollback journal, {@code DELETE_FULL}, is left to {@code full}: it made
  *       room for PostgreSQL's 20 forks); the hot job, the floor, renew,
@@ -48,9 +48,10 @@ import org.openjdk.jmh.annotations.Mode;
  *       latency at 8 threads, for every PostgreSQL strategy. One fork, one warmup and three
  *       measurement iterations of 200 ms. The SQLite FULL storages at several threads are left to
  *       {@code full} (and the paired step): under SQLite's own busy handler they stall iterations,
- *       and quick has to stay near a quarter of an hour. The paired headline ratios of
+ *       and quick has to stay near twenty minutes. The paired headline ratios of
  *       every strategy and storage: three forks of the gate's groups each
- *       ({@link #QUICK_PAIRED_FORKS}), 349-355 s of the profile's time with PostgreSQL.
+ *       ({@link #QUICK_PAIRED_FORKS}): SQLite's 12 paired steps took 463 s and PostgreSQL's 3 about two
+ *       minutes on 2026-12-08 (349-355 s in all with the 1.2 s warmup, on an earlier machine).
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
  *       percentiles of the hot job and the floor at 1 and 8 threads, for both engines; one fork,
  *       one warmup and five measurement iterations of one second (five, so that the gate's rank
@@ -61,8 +62,8 @@ import org.openjdk.jmh.annotations.Mode;
  *       iterations, with the jittered busy wait: the pipeline check that {@code mvn verify} runs.
  *   <li>{@code gate}: the paired hot-job claim of every SQLite strategy on WAL + NORMAL and WAL +
  *       FULL, one fork each of {@value #GATE_GROUPS} measured groups of {@value #GATE_SLICE_MILLIS} ms
- *       slices (after 1.2 s of warmup), every connection with the jittered busy wait: what
- *       {@code compare} gates in CI, in about two minutes.
+ *       slices (after 6 s of warmup, {@link Step#WARMUP_MILLIS}), every connection with the jittered busy wait: what
+ *       {@code compare} gates in CI, in about two and a half minutes (156 s here).
  * </ul>
  *
  * After its JMH steps a profile may run {@link OpenLoopStep}s (quick, full and smoke do): the hot
@@ -170,8 +171,14 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
          */
         static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups,
                            int sliceMillis) {
+            return paired(threads, storages, strategies, forks, groups, sliceMillis, WARMUP_MILLIS);
+        }
+
+        /** As {@link #paired(int, List, List, int, int, int)}, after at least {@code warmupMillis} of warmup. */
+        static Step paired(int threads, List<Storage> storages, List<LockingStrategy> strategies, int forks, int groups,
+                           int sliceMillis, int warmupMillis) {
             int groupMillis = PairedClaimBenchmark.GROUP * sliceMillis;
-            int warmupGroups = (WARMUP_MILLIS + groupMillis - 1) / groupMillis;
+            int warmupGroups = (warmupMillis + groupMillis - 1) / groupMillis;
             // PostgreSQL has no busy wait to set.
             BusyWait wait = storages.get(0).engine() == Engine.SQLITE ? PAIRED_BUSY_WAIT : null;
             return new Step(PAIRED, Mode.Throughput, threads, storages, strategies, new Timing(forks,
@@ -216,10 +223,22 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
         static final int SLICE_MILLIS = 150;
 
         /**
-         * Warmup of a paired fork: two groups of 150 ms slices, because the first group after a
-         * fork's start was the slowest of its fork in most forks (JIT, the WAL file's first pages).
+         * Warmup of a paired fork. Until 2026-12-08 it was two groups of 150 ms slices (1.2 s),
+         * because the first group after a fork's start was the slowest of its fork in most forks.
+         * That was too short for {@code GROUP_COMMIT} at 8 threads on two cores, whose claim slices
+         * climb for seconds while the floor's do not (most likely the JIT compiling its path while
+         * eight yielding writers hold the CPUs; not established). In 32 forks on WAL_FULL a group's
+         * x floor reached 90% of its fork's measured median 0.4-4.7 s after the fork began (23
+         * forks on WAL_NORMAL: 1.3-6.2 s), and six gate runs of the same code alternated with six
+         * of this warmup gave x floor 3.55-5.69 on WAL_FULL against 5.52-6.16 (results/paired-warmup-20261208).
          */
-        static final int WARMUP_MILLIS = 2 * PairedClaimBenchmark.GROUP * SLICE_MILLIS;
+        static final int WARMUP_MILLIS = 6_000;
+
+        /**
+         * The smoke profile's paired warmup: two groups of 150 ms slices. Smoke checks the pipeline
+         * and measures nothing, and {@code mvn verify} runs it.
+         */
+        static final int SMOKE_WARMUP_MILLIS = 2 * PairedClaimBenchmark.GROUP * SLICE_MILLIS;
 
         Step {
             storages = List.copyOf(storages);
@@ -413,7 +432,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 // SQLite's FULL storages only at one thread: contended under SQLite's own busy handler
                 // (--busy-wait SQLITE_SLEEPS) they stall up to the busy timeout per iteration (see
                 // STALL_SECONDS_PER_ITERATION), which alone would take minutes.
-                // DELETE_FULL only in full: quick has to stay near a quarter of an hour with PostgreSQL.
+                // DELETE_FULL only in full: quick has to stay near twenty minutes with PostgreSQL.
                 List<Storage> wal = List.of(Storage.WAL_NORMAL, Storage.WAL_FULL);
                 List<Storage> walNormal = List.of(Storage.WAL_NORMAL);
                 steps.add(new Step(FLOOR, Mode.Throughput, 1, wal, strategies));
@@ -453,7 +472,7 @@ record Profile(String name, int forks, int warmupIterations, int warmupMillis, i
                 steps.add(new Step(CLAIM_HOT, Mode.Throughput, 2, walNormal, first));
                 steps.add(new Step(CLAIM_HOT, Mode.SampleTime, 2, walNormal, first));
                 steps.add(new Step(QUEUE_BATCH, Mode.Throughput, 2, walNormal, first));
-                steps.add(Step.paired(2, walNormal, first, 1, 2));
+                steps.add(Step.paired(2, walNormal, first, 1, 2, Step.SLICE_MILLIS, Step.SMOKE_WARMUP_MILLIS));
             }
             case POSTGRESQL -> {
                 List<LockingStrategy> conditional = List.of(LockingStrategy.PG_CONDITIONAL_UPDATE);

@@ -100,4 +100,37 @@ class DryRunPlanTest {
                 + "(profile quick, --no-processes)"), error);
         assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing is planned");
     }
+
+    /**
+     * The iteration options reach only the steps that run with the profile's timing: a run whose
+     * steps are all paired (the gate) refuses them by name before anything runs, and a run with
+     * some of each says which steps keep their own.
+     */
+    @Test
+    void iterationOptionsThatReachNoStepAreRefusedAndPairedStepsThatKeepTheirOwnAreNamed() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int refused = BenchMain.execute(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                "run", "--profile", "gate", "--dry-run", "--warmup-iterations", "96", "--iteration-ms", "300", "--output", results.toString());
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertEquals(BenchMain.ERROR, refused, error);
+        assertTrue(error.startsWith("error: --warmup-iterations, --iteration-ms set the iterations of the steps that run with the "
+                + "profile's, and every step of this run is the paired benchmark, which keeps its own groups of slices and at least "
+                + "6000 ms of warmup (profile gate)"), error);
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing is planned");
+
+        for (List<String> extra : List.of(List.of("--iterations", "5"), List.<String>of())) {
+            ByteArrayOutputStream planned = new ByteArrayOutputStream();
+            ByteArrayOutputStream notes = new ByteArrayOutputStream();
+            List<String> args = new ArrayList<>(List.of("run", "--profile", "quick", "--dry-run", "--storages", "WAL_FULL",
+                    "--output", results.toString()));
+            args.addAll(extra);
+            int status = BenchMain.execute(new PrintStream(planned, true, StandardCharsets.UTF_8),
+                    new PrintStream(notes, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+            String note = notes.toString(StandardCharsets.UTF_8);
+            assertEquals(0, status, note);
+            assertEquals(!extra.isEmpty(), note.contains("note: --iterations leave the 1 paired step(s) of this run as they are"), note);
+            assertTrue(planned.toString(StandardCharsets.UTF_8).contains("PairedClaimBenchmark"), "the paired step is still planned");
+        }
+    }
 }

@@ -33,12 +33,14 @@ class ProfileTest {
      * its own six or seven forks of about 4 s, so the budget grows with the enum.
      */
     private static final double QUICK_SECONDS_PER_STRATEGY = 4.3 * 60 / 9;
+    /** The slices of one of quick's (and the gate's) paired forks: 20 groups of warmup (6 s of 75 ms slices), 14 measured. */
+    private static final int PAIRED_SLICES_PER_FORK = 80 + 56;
     /**
      * What the paired headline ratios added on top: three forks per strategy and storage, each of
-     * 16 + 56 slices of 75 ms (no reference windows: the paired step does not measure the
-     * reference), and the fork's own 3 s.
+     * 80 + 56 slices of 75 ms (6 s of warmup; no reference windows: the paired step does not
+     * measure the reference), and the fork's own 3 s.
      */
-    private static final double PAIRED_SECONDS_PER_FORK = 72 * 0.075 + Profile.FORK_OVERHEAD_SECONDS;
+    private static final double PAIRED_SECONDS_PER_FORK = PAIRED_SLICES_PER_FORK * 0.075 + Profile.FORK_OVERHEAD_SECONDS;
 
     @ParameterizedTest
     @ValueSource(strings = {"quick", "full", "smoke"})
@@ -155,6 +157,34 @@ class ProfileTest {
                 .forEach(s -> assertEquals(BusyWait.JITTERED, s.busyWaitIn(kept), s.describe()));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"quick", "full", "gate"})
+    void everyMeasuringPairedStepWarmsUpForSixSecondsInWholeGroups(String name) {
+        // 1.2 s measured GROUP_COMMIT at 8 threads before the compiler had caught up
+        // (results/paired-warmup-20261208); a fork count from the command line keeps the warmup.
+        for (Profile profile : List.of(Profile.named(name), Profile.named(name).with(2, -1, -1, -1, -1))) {
+            List<Profile.Step> paired = profile.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).toList();
+            assertTrue(!paired.isEmpty(), name);
+            for (Profile.Step s : paired) {
+                Profile.Timing t = s.timingIn(profile);
+                int groupMillis = PairedClaimBenchmark.GROUP * t.warmupMillis();
+                assertEquals(0, t.warmupIterations() % PairedClaimBenchmark.GROUP, s.describe());
+                assertTrue(t.warmupIterations() * t.warmupMillis() >= 6_000, s.describe());
+                assertTrue(t.warmupIterations() * t.warmupMillis() < 6_000 + groupMillis, s.describe() + ": whole groups, no more");
+            }
+        }
+    }
+
+    @Test
+    void smokeWarmsUpItsPairedStepForTwoGroupsOnly() {
+        Profile smoke = Profile.named("smoke");
+        List<Profile.Timing> paired = smoke.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
+                .map(s -> s.timingIn(smoke)).toList();
+        assertEquals(1, paired.size());
+        assertEquals(2 * PairedClaimBenchmark.GROUP, paired.get(0).warmupIterations());
+        assertEquals(150, paired.get(0).warmupMillis());
+    }
+
     @Test
     void filteringToPostgresStrategiesLeavesNoSqliteFloorBehind() {
         Profile p = Profile.named("quick").filter(s -> true, st -> true, ls -> ls == LockingStrategy.PG_ROW_LOCK);
@@ -170,8 +200,8 @@ class ProfileTest {
         assertEquals(20, quick.referenceMillis());
         double perFork = (quick.warmupIterations() * (quick.warmupMillis() + 40)
                 + quick.measurementIterations() * (quick.measurementMillis() + 40)) / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
-        // the paired forks: 16 + 56 slices of 75 ms, without reference windows, three per row
-        double pairedPerFork = 72 * 75 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
+        // the paired forks: 80 + 56 slices of 75 ms, without reference windows, three per row
+        double pairedPerFork = PAIRED_SLICES_PER_FORK * 75 / 1000.0 + Profile.FORK_OVERHEAD_SECONDS;
         int paired = quick.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED)
                 .mapToInt(s -> s.combinations() * s.timingIn(quick).forks()).sum();
         double openLoop = quick.openLoops().stream().mapToDouble(OpenLoopStep::estimatedSeconds).sum();
@@ -191,7 +221,7 @@ class ProfileTest {
         // ... but under SQLite's sleeping handler every one of those slices may
         Profile sleeping = quick.withBusyWait(BusyWait.SQLITE_SLEEPS);
         int pairedOnFull = LockingStrategy.of(Engine.SQLITE).size() * Profile.QUICK_PAIRED_FORKS;
-        assertEquals(sleeping.estimatedSeconds() + pairedOnFull * 72 * Profile.STALL_SECONDS_PER_ITERATION,
+        assertEquals(sleeping.estimatedSeconds() + pairedOnFull * PAIRED_SLICES_PER_FORK * Profile.STALL_SECONDS_PER_ITERATION,
                 sleeping.worstCaseSeconds(), 1e-9);
         assertEquals(50, Profile.named("full").referenceMillis(), "1 s iterations: 50 ms windows, the most");
         assertEquals(10, Profile.named("smoke").referenceMillis(), "100 ms iterations: 10 ms windows, the least");

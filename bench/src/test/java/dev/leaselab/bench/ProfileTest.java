@@ -160,7 +160,7 @@ class ProfileTest {
     @ParameterizedTest
     @ValueSource(strings = {"quick", "full", "gate"})
     void everyMeasuringPairedStepWarmsUpForSixSecondsInWholeGroups(String name) {
-        // 1.2 s measured GROUP_COMMIT at 8 threads before the compiler had caught up
+        // 1.2 s measured GROUP_COMMIT at 8 threads while its rate was still climbing
         // (results/paired-warmup-20261208); a fork count from the command line keeps the warmup.
         for (Profile profile : List.of(Profile.named(name), Profile.named(name).with(2, -1, -1, -1, -1))) {
             List<Profile.Step> paired = profile.steps().stream().filter(s -> s.benchmark() == BenchmarkId.PAIRED).toList();

@@ -3,12 +3,14 @@ package dev.leaselab.stress;
 import dev.leaselab.lease.JobState;
 import dev.leaselab.lease.LeaseStore;
 import dev.leaselab.testkit.Database;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 
@@ -19,9 +21,12 @@ import java.util.Random;
  * writes every operation to its history file. Its lease clock is the wall clock in milliseconds,
  * which every process on the host reads alike.
  *
- * <p>It prints {@code HOLD job fence} when it starts working under a lease and {@code FREE} when
- * it is done with it, so that the driver can pause it with {@code SIGSTOP} while it holds one.
- * After a pause longer than the lease, its renew and its complete or release carry a stale fence.
+ * <p>It prints {@code HOLD job fence} while it works under a lease and {@code FREE} before each call
+ * to the store, so that the driver can pause it with {@code SIGSTOP} while it works, and lets a
+ * pause that lands inside a call go at once (as {@link DrainWorker} does): a call begun before a
+ * takeover proves nothing when it is refused, and one that holds the write lock stops every other
+ * worker as well. After a pause longer than the lease, its renew and its complete or release carry
+ * a stale fence.
  *
  * <p>Now and then, between two attempts, it runs a contract probe ({@link #probe}) on jobs of its
  * own, which no other worker touches: moments of the contract that the race on the hot job
@@ -44,6 +49,7 @@ public final class StressWorker {
     private final long ttl;
     private final long work;
     private final Map<Integer, Integer> epochs = new HashMap<>();
+    private final PrintStream announce;
 
     /**
      * The mean time between two claimMany probes of a worker, in milliseconds of the wall clock:
@@ -78,8 +84,11 @@ public final class StressWorker {
     private long nextManyProbe;
     private long nextProbe;
 
-    private StressWorker(RecordedStore store, String storeName, String name, long seed, int slots, long ttl, long work) {
+    /** @param announce where {@code HOLD} and {@code FREE} go */
+    StressWorker(RecordedStore store, String storeName, String name, long seed, int slots, long ttl, long work,
+            PrintStream announce) {
         this.store = store;
+        this.announce = Objects.requireNonNull(announce, "announce");
         this.name = name;
         this.random = new Random(seed);
         this.slots = slots;
@@ -125,7 +134,8 @@ public final class StressWorker {
         try (LeaseStore lease = Guest.open(args[2], db);
                 JsonLinesHistory history = JsonLinesHistory.create(historyFile)) {
             StressWorker worker = new StressWorker(new RecordedStore(lease, args[3], history), storeName(args[2]), args[3],
-                    Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));
+                    Long.parseLong(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]),
+                    System.out);
             System.out.println("READY");
             System.out.flush();
             while (System.nanoTime() < deadline && !Files.exists(stop)) {
@@ -135,7 +145,7 @@ public final class StressWorker {
     }
 
     /** One attempt: claim a random slot's job, and if it is won, work under the lease; or a probe, when one is due. */
-    private void step() throws InterruptedException {
+    void step() throws InterruptedException {
         long began = System.nanoTime();
         if (began >= nextManyProbe) {
             claimManyProbe();
@@ -160,14 +170,17 @@ public final class StressWorker {
             return;
         }
         long fence = claim.fence();
-        System.out.println("HOLD " + job + " " + fence);
-        System.out.flush();
+        String held = "HOLD " + job + " " + fence;
+        say(held);
         // Now and then the work overruns the lease, as after a long GC pause: the renew and the
         // complete that follow carry a stale fence, and another worker may hold the job by then.
         boolean overrun = random.nextInt(6) == 0;
         Thread.sleep(overrun ? ttl + random.nextInt((int) ttl + 1) : random.nextInt((int) work + 1));
+        say("FREE");
         Op renew = store.renew(job, name, fence, System.currentTimeMillis(), ttl);
+        say(held);
         Thread.sleep(random.nextInt((int) work / 4 + 1));
+        say("FREE");
         int choice = random.nextInt(10);
         // A refused renew means the lease was lost (the worker was paused past it); the worker
         // writes its result anyway, as the late writer of the SPEC does: the fence must stop it.
@@ -180,8 +193,11 @@ public final class StressWorker {
             store.release(job, name, fence);
         }
         // Otherwise the lease is left to expire, as a worker that crashed would leave it.
-        System.out.println("FREE");
-        System.out.flush();
+    }
+
+    private void say(String line) {
+        announce.println(line);
+        announce.flush();
     }
 
     private void moveOnIfDone(int slot, String job) {

@@ -50,8 +50,9 @@ import org.openjdk.jmh.annotations.Mode;
  *       {@code full} (and the paired step): under SQLite's own busy handler they stall iterations,
  *       and quick has to stay near twenty minutes. The paired headline ratios of
  *       every strategy and storage: three forks of the gate's groups each
- *       ({@link #QUICK_PAIRED_FORKS}): SQLite's 12 paired steps took 463 s and PostgreSQL's 3 about two
- *       minutes on 2026-12-08 (349-355 s in all with the 1.2 s warmup, on an earlier machine).
+ *       ({@link #QUICK_PAIRED_FORKS}): SQLite's 12 paired steps took 463 s on 2026-12-08 (the console's
+ *       elapsed times; PostgreSQL's 3 were not timed apart), against 349-355 s for all 15 with the 1.2 s
+ *       warmup on an earlier machine.
  *   <li>{@code full}: every benchmark, strategy and storage at 1, 2, 4 and 8 threads, and latency
  *       percentiles of the hot job and the floor at 1 and 8 threads, for both engines; one fork,
  *       one warmup and five measurement iterations of one second (five, so that the gate's rank
